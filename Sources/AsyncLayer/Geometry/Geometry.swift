@@ -1,0 +1,95 @@
+/// A width and a height in points.
+///
+/// ```swift
+/// let tile = Size(width: 375, height: 120)
+/// ```
+public struct Size: Sendable, Hashable, CustomStringConvertible {
+  public var width: Double
+  public var height: Double
+
+  public init(width: Double, height: Double) {
+    self.width = width
+    self.height = height
+  }
+
+  /// The empty size.
+  public static let zero = Size(width: 0, height: 0)
+
+  /// True when either side is zero or negative: nothing can be drawn into it.
+  public var isEmpty: Bool { !(width > 0 && height > 0) }
+
+  public var description: String { "\(width)×\(height)" }
+}
+
+/// A position in points.
+public struct Point: Sendable, Hashable {
+  public var x: Double
+  public var y: Double
+
+  public init(x: Double, y: Double) {
+    self.x = x
+    self.y = y
+  }
+
+  /// The origin.
+  public static let zero = Point(x: 0, y: 0)
+}
+
+/// A rectangle in points: an origin and a size.
+///
+/// ```swift
+/// let frame = Rect(x: 10, y: 10, width: 100, height: 40)
+/// frame.insetBy(dx: 4, dy: 4)  // 18…106 × 14…46
+/// ```
+public struct Rect: Sendable, Hashable {
+  public var origin: Point
+  public var size: Size
+
+  public init(origin: Point, size: Size) {
+    self.origin = origin
+    self.size = size
+  }
+
+  public init(x: Double, y: Double, width: Double, height: Double) {
+    self.init(origin: Point(x: x, y: y), size: Size(width: width, height: height))
+  }
+
+  public var minX: Double { origin.x }
+  public var minY: Double { origin.y }
+  public var maxX: Double { origin.x + size.width }
+  public var maxY: Double { origin.y + size.height }
+  public var width: Double { size.width }
+  public var height: Double { size.height }
+
+  /// The rectangle shrunk by `dx` on the left and right and `dy` on the top and bottom.
+  public func insetBy(dx: Double, dy: Double) -> Rect {
+    Rect(x: minX + dx, y: minY + dy, width: max(0, width - 2 * dx), height: max(0, height - 2 * dy))
+  }
+
+  /// True when the two rectangles overlap with a non-empty area.
+  public func intersects(_ other: Rect) -> Bool {
+    minX < other.maxX && other.minX < maxX && minY < other.maxY && other.minY < maxY
+  }
+}
+
+/// Space to keep clear on each side, in points.
+public struct EdgeInsets: Sendable, Hashable {
+  public var top: Double
+  public var left: Double
+  public var bottom: Double
+  public var right: Double
+
+  public init(top: Double, left: Double, bottom: Double, right: Double) {
+    self.top = top
+    self.left = left
+    self.bottom = bottom
+    self.right = right
+  }
+
+  /// The same inset on all four sides.
+  public init(all value: Double) {
+    self.init(top: value, left: value, bottom: value, right: value)
+  }
+
+  public static let zero = EdgeInsets(all: 0)
+}

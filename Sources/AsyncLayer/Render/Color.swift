@@ -1,0 +1,88 @@
+import Foundation
+
+/// A colour with straight (not premultiplied) red, green, blue and alpha in 0…1.
+///
+/// ```swift
+/// let accent = try Color(parsing: "#3366ccff")
+/// let ink = Color.black.withAlpha(0.8)
+/// ```
+public struct Color: Sendable, Hashable, CustomStringConvertible {
+  public var red: Double
+  public var green: Double
+  public var blue: Double
+  public var alpha: Double
+
+  public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+    self.red = red
+    self.green = green
+    self.blue = blue
+    self.alpha = alpha
+  }
+
+  /// A colour from 8-bit channels.
+  public init(red8: UInt8, green8: UInt8, blue8: UInt8, alpha8: UInt8 = 255) {
+    self.init(
+      red: Double(red8) / 255, green: Double(green8) / 255, blue: Double(blue8) / 255, alpha: Double(alpha8) / 255)
+  }
+
+  public static let black = Color(red: 0, green: 0, blue: 0)
+  public static let white = Color(red: 1, green: 1, blue: 1)
+  public static let clear = Color(red: 0, green: 0, blue: 0, alpha: 0)
+  public static let red = Color(red: 1, green: 0, blue: 0)
+  public static let green = Color(red: 0, green: 0.5, blue: 0)
+  public static let blue = Color(red: 0, green: 0, blue: 1)
+  public static let gray = Color(red: 0.5, green: 0.5, blue: 0.5)
+  public static let lightGray = Color(red: 0.83, green: 0.83, blue: 0.83)
+
+  /// The same colour with another alpha.
+  public func withAlpha(_ alpha: Double) -> Color {
+    Color(red: red, green: green, blue: blue, alpha: alpha)
+  }
+
+  /// True when the colour covers what is below it completely.
+  public var isOpaque: Bool { alpha >= 1 }
+
+  /// `#rrggbbaa`.
+  public var description: String {
+    func hex(_ v: Double) -> String {
+      let byte = Int((min(max(v, 0), 1) * 255).rounded())
+      let digits = String(byte, radix: 16)
+      return digits.count == 1 ? "0" + digits : digits
+    }
+    return "#" + hex(red) + hex(green) + hex(blue) + hex(alpha)
+  }
+}
+
+extension Color {
+  /// Errors of ``Color/init(parsing:)``.
+  public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let input: String
+    public var description: String {
+      "'\(input)' is not a colour: use #rgb, #rrggbb, #rrggbbaa or a name such as white, black, red, transparent"
+    }
+  }
+
+  private static let named: [String: Color] = [
+    "black": .black, "white": .white, "red": .red, "green": .green, "blue": .blue, "gray": .gray,
+    "grey": .gray, "lightgray": .lightGray, "transparent": .clear, "clear": .clear,
+    "yellow": Color(red: 1, green: 1, blue: 0), "orange": Color(red: 1, green: 0.65, blue: 0),
+    "navy": Color(red: 0, green: 0, blue: 0.5), "teal": Color(red: 0, green: 0.5, blue: 0.5),
+  ]
+
+  /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa` (the `#` is optional) or a colour name.
+  public init(parsing text: String) throws {
+    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    if let named = Color.named[trimmed] {
+      self = named
+      return
+    }
+    var hex = Substring(trimmed)
+    if hex.hasPrefix("#") { hex = hex.dropFirst() }
+    guard hex.allSatisfy(\.isHexDigit), [3, 6, 8].contains(hex.count) else { throw ParseError(input: text) }
+    var digits = Array(hex)
+    if digits.count == 3 { digits = digits.flatMap { [$0, $0] } }
+    if digits.count == 6 { digits += ["f", "f"] }
+    let bytes = stride(from: 0, to: 8, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    self.init(red8: bytes[0], green8: bytes[1], blue8: bytes[2], alpha8: bytes[3])
+  }
+}

@@ -1,0 +1,86 @@
+internal import CCairo
+
+/// Renders draw code into a new ``RenderedImage`` of a given size and scale.
+///
+/// The renderer validates its dimensions up front, so a bad width, height or scale fails with a
+/// ``RenderError`` before any memory is touched:
+///
+/// ```swift
+/// let renderer = try ImageRenderer(size: Size(width: 375, height: 120), scale: 2)
+/// let image = try renderer.render { context in
+///   context.fill(Rect(x: 0, y: 0, width: 375, height: 120), color: .white)
+/// }
+/// ```
+public struct ImageRenderer: Sendable, Hashable {
+  /// cairo's image surfaces are limited to 32767 pixels per side.
+  public static let maximumPixelsPerSide = 32767
+  /// The default memory cap for one image: 512 MiB.
+  public static let defaultMemoryCap = 512 << 20
+
+  /// The size in points.
+  public let size: Size
+  /// Device pixels per point.
+  public let scale: Double
+  /// Width in device pixels: `ceil(size.width * scale)`.
+  public let pixelWidth: Int
+  /// Height in device pixels: `ceil(size.height * scale)`.
+  public let pixelHeight: Int
+
+  /// Validates the dimensions; throws ``RenderError`` when they are not positive and finite, when
+  /// a side exceeds ``maximumPixelsPerSide`` or when the pixels would exceed `memoryCap` bytes.
+  public init(size: Size, scale: Double = 1, memoryCap: Int = ImageRenderer.defaultMemoryCap) throws {
+    try Self.validate(size.width, "width")
+    try Self.validate(size.height, "height")
+    try Self.validate(scale, "scale")
+    let w = (size.width * scale).rounded(.up)
+    let h = (size.height * scale).rounded(.up)
+    let limit = Double(Self.maximumPixelsPerSide)
+    guard w <= limit, h <= limit else {
+      throw RenderError.surfaceTooLarge(
+        pixelWidth: w > Double(Int.max / 8) ? Int.max / 8 : Int(w),
+        pixelHeight: h > Double(Int.max / 8) ? Int.max / 8 : Int(h), limit: Self.maximumPixelsPerSide)
+    }
+    let bytes = Int(w) * Int(h) * 4
+    guard bytes <= memoryCap else { throw RenderError.memoryCapExceeded(bytes: bytes, cap: memoryCap) }
+    self.size = size
+    self.scale = scale
+    self.pixelWidth = Int(w)
+    self.pixelHeight = Int(h)
+  }
+
+  static func validate(_ value: Double, _ name: String) throws {
+    guard value.isFinite, value > 0 else { throw RenderError.invalidDimension(name: name, value: value) }
+  }
+
+  /// Runs `draw` on this thread with a context scaled to points and returns the pixels.
+  ///
+  /// The image starts transparent. `isCancelled` is what ``DrawingContext/isCancelled`` reports to
+  /// the draw code; the engine passes a check of the layer's generation here. If `draw` throws
+  /// (for example `CancellationError` from ``DrawingContext/checkCancellation()``), so does this.
+  public func render(
+    isCancelled: @escaping () -> Bool = { false },
+    _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
+    let count = pixelWidth * pixelHeight
+    // cairo draws straight into the array's storage: no copy between render and result.
+    let pixels = try [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+      let base = buffer.baseAddress!
+      base.initialize(repeating: 0, count: count)
+      let raw = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self)
+      let surface = try CairoSurface(
+        taking: cairo_image_surface_create_for_data(
+          raw, CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight), Int32(pixelWidth * 4)),
+        operation: "cairo_image_surface_create_for_data")
+      // Finishing detaches the surface from the array, even if `draw` leaked the context.
+      defer { cairo_surface_finish(surface.raw) }
+      let context = try CairoContext(surface: surface)
+      cairo_scale(context.raw, scale, scale)
+      let drawing = DrawingContext(context: context, size: size, scale: scale, isCancelled: isCancelled)
+      try draw(drawing)
+      try context.check("drawing")
+      cairo_surface_flush(surface.raw)
+      initialized = count
+    }
+    return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+  }
+}

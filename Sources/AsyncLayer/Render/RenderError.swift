@@ -1,0 +1,47 @@
+/// Why a render, an encode or a decode failed.
+///
+/// Every failure of the C libraries underneath (cairo reports them through status objects, Pango
+/// through `GError`) arrives as one of these cases, with a message a person can act on:
+///
+/// ```swift
+/// do {
+///   _ = try ImageRenderer(size: Size(width: 0, height: 10))
+/// } catch let error as RenderError {
+///   print(error)  // "width must be a positive, finite number of points (got 0.0)"
+/// }
+/// ```
+public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// A width, height or scale that is zero, negative, NaN or infinite.
+  case invalidDimension(name: String, value: Double)
+  /// The image would be wider or taller than cairo's limit of 32767 pixels.
+  case surfaceTooLarge(pixelWidth: Int, pixelHeight: Int, limit: Int)
+  /// The image would need more memory than the configured cap.
+  case memoryCapExceeded(bytes: Int, cap: Int)
+  /// Pango rejected the markup; the message is Pango's own.
+  case invalidMarkup(String)
+  /// cairo reported a failure status during `operation`.
+  case cairo(operation: String, status: String)
+  /// The bytes are not a PNG (or JPEG) image this library can decode.
+  case undecodableImage(String)
+  /// A file could not be read or written.
+  case io(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .invalidDimension(let name, let value):
+      return "\(name) must be a positive, finite number (got \(value))"
+    case .surfaceTooLarge(let w, let h, let limit):
+      return "image of \(w)×\(h) pixels exceeds the limit of \(limit) pixels per side"
+    case .memoryCapExceeded(let bytes, let cap):
+      return "image needs \(bytes / (1 << 20)) MiB, over the memory cap of \(cap / (1 << 20)) MiB"
+    case .invalidMarkup(let message):
+      return "invalid markup: \(message)"
+    case .cairo(let operation, let status):
+      return "cairo failed in \(operation): \(status)"
+    case .undecodableImage(let reason):
+      return "cannot decode image: \(reason)"
+    case .io(let path, let reason):
+      return "\(path): \(reason)"
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+internal import CCairo
+
+extension RenderedImage {
+  /// Decodes PNG bytes (any colour type libpng reads) into premultiplied ARGB32 pixels.
+  ///
+  /// ```swift
+  /// let image = try RenderedImage(pngData: Data(contentsOf: url))
+  /// ```
+  public init(pngData: Data, scale: Double = 1) throws {
+    guard pngData.count >= 8, pngData.prefix(8).elementsEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) else {
+      throw RenderError.undecodableImage("not PNG data (bad signature)")
+    }
+    var reader = PNGByteReader(data: pngData)
+    let raw = withUnsafeMutablePointer(to: &reader) { pointer in
+      cairo_image_surface_create_from_png_stream(
+        { closure, buffer, length in
+          let reader = closure!.assumingMemoryBound(to: PNGByteReader.self)
+          return reader.pointee.read(into: buffer!, count: Int(length))
+            ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
+        }, pointer)!
+    }
+    let surface: CairoSurface
+    do {
+      surface = try CairoSurface(taking: raw, operation: "PNG decode")
+    } catch {
+      throw RenderError.undecodableImage("corrupt or truncated PNG (\(error))")
+    }
+    try self.init(copying: surface, scale: scale)
+  }
+
+  /// Reads a PNG file.
+  public init(contentsOfPNGFile path: String, scale: Double = 1) throws {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw RenderError.io(path: path, reason: "cannot read: \((error as NSError).localizedDescription)")
+    }
+    try self.init(pngData: data, scale: scale)
+  }
+
+  /// Copies an ARGB32 (or RGB24) image surface's pixels.
+  init(copying surface: CairoSurface, scale: Double) throws {
+    cairo_surface_flush(surface.raw)
+    let width = Int(cairo_image_surface_get_width(surface.raw))
+    let height = Int(cairo_image_surface_get_height(surface.raw))
+    let stride = Int(cairo_image_surface_get_stride(surface.raw))
+    let opaque = cairo_image_surface_get_format(surface.raw) == CAIRO_FORMAT_RGB24
+    guard let data = cairo_image_surface_get_data(surface.raw) else {
+      throw RenderError.undecodableImage("image has no pixel data")
+    }
+    let pixels = [UInt32](unsafeUninitializedCapacity: width * height) { buffer, count in
+      for row in 0..<height {
+        let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
+        for column in 0..<width {
+          let value = source[column]
+          buffer[row * width + column] = opaque ? value | 0xff00_0000 : value
+        }
+      }
+      count = width * height
+    }
+    self.init(pixelWidth: width, pixelHeight: height, scale: scale, pixels: pixels)
+  }
+
+  /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow).
+  public func cairoPNGData() throws -> Data {
+    var output = Data()
+    try withCairoSurface { surface in
+      let status = withUnsafeMutablePointer(to: &output) { pointer in
+        cairo_surface_write_to_png_stream(
+          surface,
+          { closure, bytes, length in
+            closure!.assumingMemoryBound(to: Data.self).pointee.append(bytes!, count: Int(length))
+            return CAIRO_STATUS_SUCCESS
+          }, pointer)
+      }
+      try checkCairo(status, "PNG encode")
+    }
+    return output
+  }
+
+  /// Encodes the image as PNG.
+  public func pngData() throws -> Data {
+    try cairoPNGData()
+  }
+
+  /// Writes the image to a PNG file, atomically (a reader never sees half a file).
+  public func writePNG(to path: String) throws {
+    let data = try pngData()
+    do {
+      try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+      throw RenderError.io(path: path, reason: "cannot write: \((error as NSError).localizedDescription)")
+    }
+  }
+}
+
+/// Feeds bytes to cairo's PNG reader.
+private struct PNGByteReader {
+  let data: Data
+  var offset = 0
+
+  mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+    guard count <= data.count - offset else { return false }
+    data.copyBytes(to: buffer, from: data.startIndex + offset..<data.startIndex + offset + count)
+    offset += count
+    return true
+  }
+}

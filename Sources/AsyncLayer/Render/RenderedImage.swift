@@ -1,0 +1,51 @@
+/// An immutable bitmap: what a render produces and what a layer shows.
+///
+/// Pixels are premultiplied ARGB32 in native byte order, row by row with no padding — the layout
+/// cairo draws into, so a render hands its buffer over without a copy. It is `Sendable` and can
+/// cross from the draw queue to the loop freely.
+///
+/// ```swift
+/// let image = try ImageRenderer(size: Size(width: 20, height: 10), scale: 2).render { context in
+///   context.fill(Rect(x: 0, y: 0, width: 20, height: 10), color: .red)
+/// }
+/// image.pixelWidth  // 40
+/// image.color(x: 0, y: 0)  // red
+/// ```
+public struct RenderedImage: Sendable, Hashable {
+  /// Width in device pixels.
+  public let pixelWidth: Int
+  /// Height in device pixels.
+  public let pixelHeight: Int
+  /// Device pixels per point.
+  public let scale: Double
+  /// Premultiplied ARGB32 values, `pixelWidth * pixelHeight` of them, row-major.
+  public let pixels: [UInt32]
+
+  /// Wraps existing pixels. `pixels.count` must be `pixelWidth * pixelHeight`.
+  public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, pixels: [UInt32]) {
+    precondition(pixelWidth >= 0 && pixelHeight >= 0 && pixels.count == pixelWidth * pixelHeight,
+      "pixel count does not match the dimensions")
+    self.pixelWidth = pixelWidth
+    self.pixelHeight = pixelHeight
+    self.scale = scale
+    self.pixels = pixels
+  }
+
+  /// The size in points.
+  public var size: Size { Size(width: Double(pixelWidth) / scale, height: Double(pixelHeight) / scale) }
+
+  /// The raw premultiplied ARGB32 value at a pixel.
+  public func pixel(x: Int, y: Int) -> UInt32 { pixels[y * pixelWidth + x] }
+
+  /// The straight (un-premultiplied) colour at a pixel.
+  public func color(x: Int, y: Int) -> Color {
+    let argb = pixel(x: x, y: y)
+    let alpha = Double(argb >> 24) / 255
+    guard alpha > 0 else { return .clear }
+    func channel(_ shift: UInt32) -> Double { min(1, Double((argb >> shift) & 0xff) / 255 / alpha) }
+    return Color(red: channel(16), green: channel(8), blue: channel(0), alpha: alpha)
+  }
+
+  /// True when every pixel is fully opaque.
+  public var isFullyOpaque: Bool { pixels.allSatisfy { $0 >> 24 == 0xff } }
+}

@@ -1,0 +1,209 @@
+internal import CCairo
+
+/// One line of a ``TextLayout``, in points relative to the layout's top-left corner.
+public struct TextLine: Sendable, Hashable {
+  /// Position among all lines of the layout, from 0.
+  public let index: Int
+  /// The line's logical box (its full line height, including spacing above).
+  public let frame: Rect
+  /// Distance from the layout's top to this line's baseline.
+  public let baseline: Double
+  /// Where the line starts in the layout's text, as a UTF-8 byte offset (markup removed).
+  public let utf8Offset: Int
+  /// The line's length in UTF-8 bytes.
+  public let utf8Length: Int
+}
+
+/// Text laid out by Pango for a width and a scale: its size, its lines, and what it draws.
+///
+/// Build layouts on the thread that draws them: a layout uses that thread's Pango context (see
+/// ``DrawingContext/draw(_:at:)``) and is not `Sendable`.
+///
+/// ```swift
+/// let layout = try TextLayout(.markup("<b>Title</b> and body"), style: TextStyle(), width: 200, scale: 2)
+/// layout.size            // points
+/// layout.lines.count     // lines after wrapping
+/// layout.unknownGlyphCount  // 0 when fonts cover every character
+/// ```
+public final class TextLayout {
+  let raw: OpaquePointer
+  /// The content laid out.
+  public let content: TextContent
+  /// The style it was laid out with.
+  public let style: TextStyle
+  /// The wrapping width in points, or nil for one unwrapped line per paragraph.
+  public let width: Double?
+  /// The height in points the layout must fit (ellipsizing what does not), or nil.
+  public let height: Double?
+  /// The device scale the glyphs are hinted for.
+  public let scale: Double
+
+  /// Lays out `content`; throws ``RenderError/invalidMarkup(_:)`` with Pango's message for bad
+  /// markup and ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
+  /// not positive and finite.
+  public init(
+    _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1
+  ) throws {
+    if let width { try ImageRenderer.validate(width, "width") }
+    if let height { try ImageRenderer.validate(height, "height") }
+    try ImageRenderer.validate(scale, "scale")
+    try ImageRenderer.validate(style.fontSize, "font size")
+    self.content = content
+    self.style = style
+    self.width = width
+    self.height = height
+    self.scale = scale
+    let context = PangoThreadState.current.context(scale: scale)
+    raw = pango_layout_new(context)
+    try configure()
+  }
+
+  deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
+
+  private func configure() throws {
+    let attributes: OpaquePointer
+    switch content {
+    case .plain(let text):
+      pango_layout_set_text(raw, text, Int32(text.utf8.count))
+      attributes = pango_attr_list_new()
+    case .markup(let markup):
+      var parsed: OpaquePointer?
+      var text: UnsafeMutablePointer<CChar>?
+      var error: UnsafeMutablePointer<GError>?
+      guard pango_parse_markup(markup, Int32(markup.utf8.count), 0, &parsed, &text, nil, &error) != 0,
+        let parsed, let text
+      else {
+        let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        if let error { g_error_free(error) }
+        throw RenderError.invalidMarkup(message)
+      }
+      pango_layout_set_text(raw, text, -1)
+      g_free(text)
+      attributes = parsed
+    }
+    if let language = style.language {
+      let attribute = pango_attr_language_new(pango_language_from_string(language))
+      pango_attr_list_insert_before(attributes, attribute)
+    }
+    pango_layout_set_attributes(raw, attributes)
+    pango_attr_list_unref(attributes)
+
+    let font = pango_font_description_new()
+    pango_font_description_set_family(font, style.fontFamily)
+    pango_font_description_set_size(font, Int32((style.fontSize * Double(PANGO_SCALE)).rounded()))
+    pango_font_description_set_weight(font, PangoWeight(UInt32(style.weight.rawValue)))
+    pango_font_description_set_style(font, style.isItalic ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL)
+    pango_layout_set_font_description(raw, font)
+    pango_font_description_free(font)
+
+    if let width { pango_layout_set_width(raw, pangoUnits(width)) }
+    switch style.wrap {
+    case .word: pango_layout_set_wrap(raw, PANGO_WRAP_WORD)
+    case .char: pango_layout_set_wrap(raw, PANGO_WRAP_CHAR)
+    case .wordChar: pango_layout_set_wrap(raw, PANGO_WRAP_WORD_CHAR)
+    }
+    switch style.alignment {
+    case .left: pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
+    case .center: pango_layout_set_alignment(raw, PANGO_ALIGN_CENTER)
+    case .right: pango_layout_set_alignment(raw, PANGO_ALIGN_RIGHT)
+    case .justify:
+      pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
+      pango_layout_set_justify(raw, 1)
+    }
+    if style.lineSpacing != 0 { pango_layout_set_spacing(raw, pangoUnits(style.lineSpacing)) }
+    switch style.ellipsize {
+    case .none: break
+    case .start: pango_layout_set_ellipsize(raw, PANGO_ELLIPSIZE_START)
+    case .middle: pango_layout_set_ellipsize(raw, PANGO_ELLIPSIZE_MIDDLE)
+    case .end: pango_layout_set_ellipsize(raw, PANGO_ELLIPSIZE_END)
+    }
+    // Pango limits lines (negative height) or height only while ellipsizing; without an ellipsis
+    // the extra lines are cut off in `visibleLineCount` instead.
+    if style.ellipsize != .none {
+      if style.maxLines > 0 {
+        pango_layout_set_height(raw, -Int32(style.maxLines))
+      } else if let height {
+        pango_layout_set_height(raw, pangoUnits(height))
+      }
+    }
+  }
+
+  private func pangoUnits(_ points: Double) -> Int32 {
+    Int32(clamping: Int((points * Double(PANGO_SCALE)).rounded()))
+  }
+
+  // MARK: Metrics
+
+  /// All lines of the layout after wrapping and ellipsizing.
+  public private(set) lazy var allLines: [TextLine] = computeLines()
+
+  /// The lines that are shown: all of them, or the first ``TextStyle/maxLines``, and only those
+  /// that fit ``height`` when one is given.
+  public private(set) lazy var lines: [TextLine] = {
+    var shown = allLines
+    if style.maxLines > 0 && shown.count > style.maxLines { shown.removeLast(shown.count - style.maxLines) }
+    if let height {
+      // Keep at least one line so that a tile shorter than a line still shows the start.
+      while shown.count > 1, let last = shown.last, last.frame.maxY > height + 0.01 { shown.removeLast() }
+    }
+    return shown
+  }()
+
+  /// The logical size of the shown lines, in points.
+  public private(set) lazy var size: Size = {
+    var logical = PangoRectangle()
+    pango_layout_get_extents(raw, nil, &logical)
+    let width = Double(logical.width) / Double(PANGO_SCALE)
+    guard let last = lines.last else { return Size(width: 0, height: 0) }
+    return Size(width: width, height: last.frame.maxY)
+  }()
+
+  /// Characters no installed font could draw (shown as boxes). Non-zero means a missing font.
+  public var unknownGlyphCount: Int { Int(pango_layout_get_unknown_glyphs_count(raw)) }
+
+  /// True when Pango replaced text with an ellipsis.
+  public var isEllipsized: Bool { pango_layout_is_ellipsized(raw) != 0 }
+
+  private func computeLines() -> [TextLine] {
+    var result: [TextLine] = []
+    let iterator = pango_layout_get_iter(raw)
+    defer { pango_layout_iter_free(iterator) }
+    let unit = Double(PANGO_SCALE)
+    repeat {
+      var logical = PangoRectangle()
+      pango_layout_iter_get_line_extents(iterator, nil, &logical)
+      let baseline = Double(pango_layout_iter_get_baseline(iterator)) / unit
+      let line = pango_layout_iter_get_line_readonly(iterator)!
+      result.append(
+        TextLine(
+          index: result.count,
+          frame: Rect(
+            x: Double(logical.x) / unit, y: Double(logical.y) / unit, width: Double(logical.width) / unit,
+            height: Double(logical.height) / unit),
+          baseline: baseline, utf8Offset: Int(line.pointee.start_index), utf8Length: Int(line.pointee.length)))
+    } while pango_layout_iter_next_line(iterator) != 0
+    return result
+  }
+
+  // MARK: Drawing
+
+  /// Draws the shown lines into `cr` (whose source colour is already set), checking `isCancelled`
+  /// before each line. Returns the number of lines drawn.
+  func show(in cr: OpaquePointer, at origin: Point, isCancelled: () -> Bool) -> Int {
+    let shown = lines
+    if shown.count == allLines.count && shown.count == 1 {
+      cairo_move_to(cr, origin.x, origin.y)
+      pango_cairo_show_layout(cr, raw)
+      return 1
+    }
+    var drawn = 0
+    for line in shown {
+      if isCancelled() { break }
+      guard let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { break }
+      cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
+      pango_cairo_show_layout_line(cr, pangoLine)
+      drawn += 1
+    }
+    return drawn
+  }
+}

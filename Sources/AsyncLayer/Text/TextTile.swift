@@ -1,0 +1,78 @@
+/// A rectangle of text: the unit `layerbench render` writes and lists draw per row.
+///
+/// ```swift
+/// let tile = TextTile(.plain("Hello, 世界"), style: TextStyle(font: "Sans 14"), width: 375, scale: 2)
+/// let result = try tile.render()
+/// try result.image.writePNG(to: "hello.png")
+/// if result.unknownGlyphCount > 0 { print("a font is missing") }
+/// ```
+public struct TextTile: Sendable, Hashable {
+  public var content: TextContent
+  public var style: TextStyle
+  /// The tile width in points, padding included.
+  public var width: Double
+  /// The tile height in points, padding included; nil fits the text.
+  public var height: Double?
+  /// Device pixels per point.
+  public var scale: Double
+  /// Space between the tile's edges and the text.
+  public var padding: EdgeInsets
+  /// The tile's background; nil leaves it transparent.
+  public var background: Color?
+
+  public init(
+    _ content: TextContent, style: TextStyle = TextStyle(), width: Double, height: Double? = nil,
+    scale: Double = 1, padding: EdgeInsets = .zero, background: Color? = nil
+  ) {
+    self.content = content
+    self.style = style
+    self.width = width
+    self.height = height
+    self.scale = scale
+    self.padding = padding
+    self.background = background
+  }
+
+  /// Lays out and draws the tile on the calling thread.
+  public func render(isCancelled: @escaping () -> Bool = { false }) throws -> RenderedText {
+    try ImageRenderer.validate(width, "width")
+    if let height { try ImageRenderer.validate(height, "height") }
+    try ImageRenderer.validate(scale, "scale")
+    let textWidth = width - padding.left - padding.right
+    guard textWidth > 0 else { throw RenderError.invalidDimension(name: "width inside the padding", value: textWidth) }
+    var textHeight: Double? = nil
+    if let height {
+      textHeight = height - padding.top - padding.bottom
+      guard textHeight! > 0 else {
+        throw RenderError.invalidDimension(name: "height inside the padding", value: textHeight!)
+      }
+    }
+    let layout = try TextLayout(content, style: style, width: textWidth, height: textHeight, scale: scale)
+    let tileHeight = height ?? max(1 / scale, layout.size.height + padding.top + padding.bottom)
+    let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale)
+    var linesDrawn = 0
+    let image = try renderer.render(isCancelled: isCancelled) { context in
+      if let background { context.clear(to: background) }
+      context.clip(to: Rect(x: 0, y: 0, width: width, height: tileHeight))
+      linesDrawn = context.draw(layout, at: Point(x: padding.left, y: padding.top))
+    }
+    return RenderedText(
+      image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
+      unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
+      missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily))
+  }
+}
+
+/// What rendering a ``TextTile`` produced.
+public struct RenderedText: Sendable, Hashable {
+  public let image: RenderedImage
+  /// Lines shown in the tile.
+  public let lineCount: Int
+  /// Lines actually drawn: fewer than ``lineCount`` when the draw was cancelled part-way.
+  public let linesDrawn: Int
+  /// Characters drawn as boxes because no font covers them; non-zero means a missing font.
+  public let unknownGlyphCount: Int
+  public let isEllipsized: Bool
+  /// Requested families that are not installed (the text used a fallback font).
+  public let missingFontFamilies: [String]
+}

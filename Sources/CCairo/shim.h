@@ -1,0 +1,14 @@
+#ifndef ASYNCLAYER_CCAIRO_SHIM_H
+#define ASYNCLAYER_CCAIRO_SHIM_H
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <pango/pangocairo.h>
+#include <pango/pangofc-fontmap.h>
+
+// Codecs for the image path: libdeflate for fast PNG encoding, libturbojpeg for JPEG decoding.
+#include <libdeflate.h>
+#include <turbojpeg.h>
+
+#endif

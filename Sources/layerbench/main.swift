@@ -1,0 +1,2 @@
+import AsyncLayer
+print("todo")
