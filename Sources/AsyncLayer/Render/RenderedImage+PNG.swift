@@ -88,6 +88,11 @@ extension RenderedImage {
   /// Writes the image to a PNG file, atomically (a reader never sees half a file).
   public func writePNG(to path: String) throws {
     let data = try pngData()
+    let directory = (path as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+      throw RenderError.io(path: path, reason: "cannot write: directory \(directory) does not exist")
+    }
     do {
       try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {

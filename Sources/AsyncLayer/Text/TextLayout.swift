@@ -48,6 +48,11 @@ public final class TextLayout {
     if let height { try ImageRenderer.validate(height, "height") }
     try ImageRenderer.validate(scale, "scale")
     try ImageRenderer.validate(style.fontSize, "font size")
+    // FreeType cannot scale a face this large; catch it here rather than let Pango draw boxes.
+    guard style.fontSize * scale <= TextLayout.maximumFontPixelSize else {
+      throw RenderError.invalidDimension(name: "font size × scale (at most \(Int(TextLayout.maximumFontPixelSize)) pixels)",
+        value: style.fontSize * scale)
+    }
     self.content = content
     self.style = style
     self.width = width
@@ -59,6 +64,9 @@ public final class TextLayout {
   }
 
   deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
+
+  /// The largest font size in device pixels (`fontSize * scale`) a layout accepts.
+  public static let maximumFontPixelSize: Double = 4096
 
   private func configure() throws {
     let attributes: OpaquePointer

@@ -63,6 +63,9 @@ public enum FontWeight: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// Horizontal alignment of lines within the layout width.
+///
+/// As in Pango, `left` and `right` mean the start and the end of the line: they swap for a
+/// right-to-left paragraph, so Arabic or Hebrew text with the default `.left` hugs the right edge.
 public enum TextAlignment: String, Sendable, Hashable, CaseIterable {
   case left, center, right, justify
 }

@@ -35,9 +35,8 @@ public struct TextTile: Sendable, Hashable {
 
   /// Lays out and draws the tile on the calling thread.
   public func render(isCancelled: @escaping () -> Bool = { false }) throws -> RenderedText {
-    try ImageRenderer.validate(width, "width")
-    if let height { try ImageRenderer.validate(height, "height") }
-    try ImageRenderer.validate(scale, "scale")
+    // Validates width, height and scale (and the pixel limits) before any layout work.
+    _ = try ImageRenderer(size: Size(width: width, height: height ?? 1), scale: scale)
     let textWidth = width - padding.left - padding.right
     guard textWidth > 0 else { throw RenderError.invalidDimension(name: "width inside the padding", value: textWidth) }
     var textHeight: Double? = nil

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `layerbench`: renders text tiles and measures the engine.
+@main
+struct LayerBench: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "layerbench",
+    abstract: "Render text tiles with AsyncLayer and measure what it costs.",
+    subcommands: [RenderCommand.self, SamplesCommand.self, ThroughputCommand.self]
+  )
+}

@@ -1,2 +1,0 @@
-import AsyncLayer
-print("todo")
