@@ -1,0 +1,136 @@
+import Dispatch
+import Synchronization
+
+/// A repeating or one-shot timer on a dispatch queue, safe to start, stop, suspend, resume and
+/// release in any order.
+///
+/// `DispatchSourceTimer` has sharp edges this wrapper files off: a new source is inactive until
+/// activated, suspensions must be balanced by resumes, and releasing a source that is suspended
+/// crashes the process. The timer tracks its state under a lock so none of that leaks out.
+///
+/// Unlike a run-loop timer in the default mode (which stops firing while the loop is tracking a
+/// scroll), a dispatch timer fires on its queue whatever the main loop is doing.
+///
+/// ```swift
+/// let timer = DispatchTimer(interval: .milliseconds(100), repeats: true, queue: .global()) {
+///   print("tick")
+/// }
+/// timer.start()
+/// // …
+/// timer.stop()  // or just drop it
+/// ```
+public final class DispatchTimer: Sendable {
+  /// Where the timer is in its life.
+  public enum State: Sendable, Hashable {
+    /// Created, not started yet.
+    case idle
+    case running
+    case suspended
+    /// Stopped for good (explicitly, or after a one-shot fired).
+    case stopped
+  }
+
+  /// The source lives inside the lock: every call on it happens under the lock, together with the
+  /// state change it implies, so the two never disagree.
+  private struct Guarded {
+    var state: State
+    let source: any DispatchSourceTimer
+  }
+
+  private let guarded: Mutex<Guarded>
+  private let fires = Atomic<Int>(0)
+  public let interval: Duration
+  public let repeats: Bool
+  public let leeway: Duration
+
+  /// Creates a stopped timer. `handler` runs on `queue` at each fire.
+  public init(
+    interval: Duration, repeats: Bool = true, leeway: Duration = .milliseconds(1),
+    queue: DispatchQueue = .global(), handler: @escaping @Sendable () -> Void
+  ) {
+    self.interval = interval
+    self.repeats = repeats
+    self.leeway = leeway
+    guarded = Mutex(Guarded(state: .idle, source: DispatchSource.makeTimerSource(queue: queue)))
+    guarded.withLock { timer in
+      timer.source.setEventHandler { [weak self] in
+        guard let self else { return }
+        self.fires.add(1, ordering: .relaxed)
+        if !self.repeats { self.stop() }
+        handler()
+      }
+    }
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return max(1, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+  }
+
+  deinit {
+    // A suspended or never-activated source must be resumed / activated before release, or
+    // libdispatch traps; cancelling first guarantees the handler never runs again.
+    stop()
+  }
+
+  /// The timer's state.
+  public var currentState: State { guarded.withLock { $0.state } }
+
+  /// True until the timer is stopped.
+  public var isValid: Bool { currentState != .stopped }
+
+  /// How many times the timer has fired.
+  public var fireCount: Int { fires.load(ordering: .relaxed) }
+
+  /// Starts an idle timer; the first fire comes one interval later.
+  /// Does nothing in any other state.
+  public func start() {
+    let nanoseconds = Self.nanoseconds(interval)
+    guarded.withLock { timer in
+      guard timer.state == .idle else { return }
+      timer.source.schedule(
+        deadline: .now() + .nanoseconds(nanoseconds),
+        repeating: repeats ? .nanoseconds(nanoseconds) : .never,
+        leeway: .nanoseconds(Self.nanoseconds(leeway)))
+      timer.source.activate()
+      timer.state = .running
+    }
+  }
+
+  /// Pauses a running timer; fires that fall due while suspended coalesce into one on resume.
+  public func suspend() {
+    guarded.withLock { timer in
+      guard timer.state == .running else { return }
+      timer.source.suspend()
+      timer.state = .suspended
+    }
+  }
+
+  /// Resumes a suspended timer.
+  public func resume() {
+    guarded.withLock { timer in
+      guard timer.state == .suspended else { return }
+      timer.source.resume()
+      timer.state = .running
+    }
+  }
+
+  /// Stops the timer for good. Safe in every state, and more than once.
+  public func stop() {
+    guarded.withLock { timer in
+      switch timer.state {
+      case .idle:
+        timer.source.cancel()
+        timer.source.activate()
+      case .suspended:
+        timer.source.cancel()
+        timer.source.resume()
+      case .running:
+        timer.source.cancel()
+      case .stopped:
+        return
+      }
+      timer.state = .stopped
+    }
+  }
+}
