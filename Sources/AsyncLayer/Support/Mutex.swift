@@ -1,6 +1,9 @@
 import Foundation
 import Synchronization
 
+/// Inside this module, `Mutex` means the Thread-Sanitizer-visible mutex below.
+typealias Mutex<Value: ~Copyable> = ThreadSanitizedMutex<Value>
+
 /// `Synchronization.Mutex`, made visible to Thread Sanitizer.
 ///
 /// On Linux the standard `Mutex` locks with a futex inside the Swift runtime, which TSan does not
@@ -8,19 +11,26 @@ import Synchronization
 /// access under the lock as a race (a three-line program shows it). CI runs the suite under TSan
 /// and must report nothing, so every lock in this module goes through this wrapper, which declares
 /// the acquire and release to TSan when the process runs under it. Outside TSan the hooks are nil
-/// and the cost is one predictable branch per lock. Declared with the standard name on purpose:
-/// it shadows `Synchronization.Mutex` inside the module, with the same API.
-struct Mutex<Value: ~Copyable>: ~Copyable {
+/// and the cost is one predictable branch per lock. The module-wide `Mutex` alias shadows
+/// `Synchronization.Mutex` with this type (same API). It is public so that code built on the
+/// library (and its own tests) can pass TSan on Linux too:
+///
+/// ```swift
+/// let counts = ThreadSanitizedMutex([String: Int]())
+/// counts.withLock { $0["draws", default: 0] += 1 }
+/// ```
+public struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
   private let base: Synchronization.Mutex<Value>
   /// A stable address that names this lock to TSan.
   private let token = ThreadSanitizerToken()
 
-  init(_ initialValue: consuming sending Value) {
+  /// A mutex guarding `initialValue`.
+  public init(_ initialValue: consuming sending Value) {
     base = Synchronization.Mutex(initialValue)
   }
 
   /// Runs `body` with exclusive access to the value.
-  borrowing func withLock<Result: ~Copyable, E: Error>(
+  public borrowing func withLock<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result {
     try base.withLock { (value: inout sending Value) throws(E) -> sending Result in
@@ -34,6 +44,7 @@ struct Mutex<Value: ~Copyable>: ~Copyable {
 /// Declares synchronization to Thread Sanitizer through its public interface
 /// (`__tsan_acquire` / `__tsan_release`), looked up at run time so that normal builds need no
 /// TSan runtime.
+@usableFromInline
 final class ThreadSanitizerToken: Sendable {
   private typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
@@ -52,3 +63,5 @@ final class ThreadSanitizerToken: Sendable {
     if let hook = Self.releaseHook { hook(Unmanaged.passUnretained(self).toOpaque()) }
   }
 }
+
+extension ThreadSanitizedMutex: Sendable where Value: ~Copyable {}
