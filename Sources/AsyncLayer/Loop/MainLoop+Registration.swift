@@ -1,0 +1,149 @@
+import Synchronization
+
+// Observers, timers and sources: registered on the loop's thread, run by its turns.
+extension MainLoop {
+  /// Calls `callback` on each of `activities` while the loop runs in one of `modes`.
+  ///
+  /// Observers of one activity run in ascending `order` (see ``LoopObserverOrder``), ties in
+  /// registration order. A non-repeating observer is removed after its first call.
+  @discardableResult
+  public func addObserver(
+    _ activities: LoopActivity, order: Int = 0, modes: LoopModes = .common, repeats: Bool = true,
+    _ callback: @escaping (LoopActivity) -> Void
+  ) -> LoopObserver {
+    preconditionInLoop()
+    let entry = ObserverEntry(
+      id: confined.makeID(), activities: activities, order: order, modes: modes, repeats: repeats, callback: callback)
+    let index = confined.observers.firstIndex { $0.order > order } ?? confined.observers.endIndex
+    confined.observers.insert(entry, at: index)
+    return LoopObserver(loop: self, id: entry.id)
+  }
+
+  func removeObserver(id: Int) {
+    guard let index = confined.observers.firstIndex(where: { $0.id == id }) else { return }
+    confined.observers[index].isValid = false
+    confined.observers.remove(at: index)
+  }
+
+  /// Runs `action` once `delay` from now, and then every `interval` if one is given, while the
+  /// loop runs in one of `modes`. A due timer waits while the loop runs in another mode.
+  @discardableResult
+  public func scheduleTimer(
+    after delay: Duration, repeating interval: Duration? = nil, modes: LoopModes = .default,
+    _ action: @escaping () -> Void
+  ) throws(LoopError) -> LoopTimer {
+    try addTimer(after: delay, repeating: interval, modes: modes) { _ in action() }
+  }
+
+  /// A repeating timer at `rate` per second (60 by default) that receives the loop time of each
+  /// frame: the display link of the CLI and the benchmarks. Late frames are skipped, not queued.
+  @discardableResult
+  public func addFrameTimer(
+    rate: Double = 60, modes: LoopModes = .common, _ action: @escaping (Duration) -> Void
+  ) throws(LoopError) -> LoopTimer {
+    guard rate.isFinite, rate > 0 else { throw .invalidInterval(.seconds(rate.isFinite ? 1 / rate : 0)) }
+    let interval = Duration.nanoseconds(Int64((1e9 / rate).rounded()))
+    return try addTimer(after: interval, repeating: interval, modes: modes, action)
+  }
+
+  private func addTimer(
+    after delay: Duration, repeating interval: Duration?, modes: LoopModes, _ action: @escaping (Duration) -> Void
+  ) throws(LoopError) -> LoopTimer {
+    preconditionInLoop()
+    if let interval, interval <= .zero { throw .invalidInterval(interval) }
+    let entry = TimerEntry(id: confined.makeID(), interval: interval, modes: modes, action: action)
+    confined.timers[entry.id] = entry
+    schedule(entry, at: now + max(.zero, delay))
+    return LoopTimer(loop: self, id: entry.id)
+  }
+
+  /// Registers a source: any thread may ``LoopSource/signal()`` it, and the loop then calls
+  /// `handler` once in its next turn that runs in one of `modes` (sources in ascending `order`).
+  @discardableResult
+  public func addSource(order: Int = 0, modes: LoopModes = .common, _ handler: @escaping () -> Void) -> LoopSource {
+    preconditionInLoop()
+    let signal = SourceSignal()
+    let entry = SourceEntry(id: confined.makeID(), order: order, modes: modes, signal: signal, handler: handler)
+    let index = confined.sources.firstIndex { $0.order > order } ?? confined.sources.endIndex
+    confined.sources.insert(entry, at: index)
+    return LoopSource(loop: self, id: entry.id, signal: signal)
+  }
+}
+
+/// A registered observer; ``invalidate()`` removes it.
+public final class LoopObserver: Sendable {
+  let loop: MainLoop
+  let id: Int
+
+  init(loop: MainLoop, id: Int) {
+    self.loop = loop
+    self.id = id
+  }
+
+  /// Removes the observer. Call on the loop's thread.
+  public func invalidate() {
+    loop.preconditionInLoop()
+    loop.removeObserver(id: id)
+  }
+}
+
+/// A scheduled timer; ``invalidate()`` cancels it.
+public final class LoopTimer: Sendable {
+  let loop: MainLoop
+  let id: Int
+
+  init(loop: MainLoop, id: Int) {
+    self.loop = loop
+    self.id = id
+  }
+
+  /// True until the timer has fired (one-shot) or been invalidated. Call on the loop's thread.
+  public var isValid: Bool {
+    loop.preconditionInLoop()
+    return loop.confined.timers[id] != nil
+  }
+
+  /// Cancels the timer; its stale heap entry is skipped when it reaches the top.
+  public func invalidate() {
+    loop.preconditionInLoop()
+    loop.confined.timers[id] = nil
+  }
+}
+
+/// A source that other threads signal to have the loop run its handler (`CFRunLoopSource`
+/// version 0): several signals before the loop gets to it make one call.
+public final class LoopSource: Sendable {
+  let loop: MainLoop
+  let id: Int
+  let signalState: SourceSignal
+
+  init(loop: MainLoop, id: Int, signal: SourceSignal) {
+    self.loop = loop
+    self.id = id
+    self.signalState = signal
+  }
+
+  /// Marks the source and wakes the loop. Callable from any thread.
+  public func signal() {
+    signalState.set()
+    loop.wakeUp()
+  }
+
+  /// Removes the source. Call on the loop's thread.
+  public func invalidate() {
+    loop.preconditionInLoop()
+    guard let index = loop.confined.sources.firstIndex(where: { $0.id == id }) else { return }
+    loop.confined.sources[index].isValid = false
+    loop.confined.sources.remove(at: index)
+  }
+}
+
+/// The signalled flag shared by a source's handle and the loop.
+final class SourceSignal: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  func set() { flag.store(true, ordering: .releasing) }
+  var isSet: Bool { flag.load(ordering: .acquiring) }
+  /// Clears the flag; true when it was set.
+  func take() -> Bool { flag.exchange(false, ordering: .acquiringAndReleasing) }
+}
