@@ -3,20 +3,6 @@ import Dispatch
 import Synchronization
 import Testing
 
-/// Records the order tasks ran in.
-final class RunLog: Sendable {
-  private let entries = Mutex<[Int]>([])
-  func record(_ value: Int) { entries.withLock { $0.append(value) } }
-  var values: [Int] { entries.withLock { $0 } }
-}
-
-/// A clock the tests move by hand.
-final class FakeTime: Sendable {
-  private let elapsed = Mutex(Duration.zero)
-  var now: Duration { elapsed.withLock { $0 } }
-  func advance(_ by: Duration) { elapsed.withLock { $0 += by } }
-}
-
 @Suite("Task scheduler")
 struct TaskSchedulerTests {
   func drain(_ scheduler: TaskScheduler, turns: Int = 100) {

@@ -165,3 +165,20 @@ public final class TaskScheduler: Sendable {
     return taken
   }
 }
+
+extension TaskScheduler {
+  /// Runs the scheduler's turns on `loop`: an observer takes tasks just before the loop waits
+  /// (after layout and the collector's flush), in `modes` (common by default, so work continues
+  /// while a list is tracking). Call on the loop's thread; keep the observer to detach.
+  ///
+  /// Adding a task does not wake a sleeping loop: tasks wait for its next turn (a frame timer
+  /// turns it 60 times a second), so rate control never keeps an idle loop spinning.
+  @discardableResult
+  public func attach(
+    to loop: MainLoop, modes: LoopModes = .common, order: Int = LoopObserverOrder.collector + 500
+  ) -> LoopObserver {
+    loop.addObserver(.beforeWaiting, order: order, modes: modes) { [weak self] _ in
+      self?.runTurn(now: { loop.now })
+    }
+  }
+}
