@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// CPU time of the whole process (all threads), for "CPU ms" columns.
+func processCPUTime() -> Duration {
+  var spec = timespec()
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+  return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+}
+
+private let threadNumberKey: pthread_key_t = {
+  var key = pthread_key_t()
+  pthread_key_create(&key, nil)
+  return key
+}()
+private let nextThreadNumber = Atomic<Int>(1)
+
+/// A number unique to the calling thread for the life of the process (pthread ids are recycled as
+/// soon as a thread exits, which would undercount thread-per-task).
+func currentThreadNumber() -> Int {
+  if let stored = pthread_getspecific(threadNumberKey) { return Int(bitPattern: stored) }
+  let number = nextThreadNumber.add(1, ordering: .relaxed).oldValue
+  pthread_setspecific(threadNumberKey, UnsafeRawPointer(bitPattern: number))
+  return number
+}
+
+extension Duration {
+  /// Milliseconds as a Double.
+  var milliseconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+  }
+}
+
+/// Percentiles of a sample, by nearest rank.
+func percentile(_ values: [Double], _ p: Double) -> Double {
+  guard !values.isEmpty else { return 0 }
+  let sorted = values.sorted()
+  let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+  return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
+/// The median of a sample.
+func median(_ values: [Double]) -> Double { percentile(values, 50) }
+
+/// A plain text table with right-aligned numeric columns.
+struct TextTable {
+  let headers: [String]
+  var rows: [[String]] = []
+
+  mutating func add(_ row: [String]) { rows.append(row) }
+
+  func render() -> String {
+    let widths = headers.indices.map { column in
+      ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+      cells.enumerated().map { index, cell in
+        let pad = String(repeating: " ", count: widths[index] - cell.count)
+        return index == 0 ? cell + pad : pad + cell
+      }.joined(separator: "  ")
+    }
+    let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+    return ([line(headers), rule] + rows.map(line)).joined(separator: "\n")
+  }
+}
+
+/// Writes `value` as pretty JSON to `path`.
+func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+  let data = try encoder.encode(value)
+  do {
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+  } catch {
+    throw ValidationErrorMessage("cannot write \(path): \((error as NSError).localizedDescription)")
+  }
+}
+
+/// An error whose description is its message.
+struct ValidationErrorMessage: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
