@@ -1,0 +1,144 @@
+import Synchronization
+
+/// A layer whose contents are drawn off the loop, on a ``QueuePool``, and committed on the loop.
+///
+/// Its draw status is a generation counter that only increases. ``setNeedsDisplay()`` bumps it,
+/// which cancels the draw in flight, and asks the loop's ``Collector`` for a display at the end of
+/// the turn (so many requests in one turn make one display). ``display()`` snapshots the drawing
+/// state on the loop and starts a draw that remembers its generation; the draw's
+/// ``DrawingContext/isCancelled`` is "the generation has moved on", so draw code can stop at any
+/// point, and the result becomes ``contents`` on the loop only if the generation is still the one
+/// the draw started with. Generations never repeat, so an old draw cannot pass for a new one.
+///
+/// A layer belongs to its loop's thread: every API checks it. Other threads reach a layer through
+/// ``MainLoop/perform(_:)`` and ``LoopBound``.
+///
+/// ```swift
+/// let layer = AsyncLayer(loop: loop)
+/// layer.size = Size(width: 100, height: 40)
+/// layer.isOpaque = true
+/// layer.drawHandler = { context in
+///   context.fill(roundedRect: Rect(x: 4, y: 4, width: 92, height: 32), cornerRadius: 8, color: .blue)
+/// }
+/// layer.onDidDisplay = { layer, finished in print(finished ? "shown" : "cancelled") }
+/// ```
+///
+/// Subclasses override ``makeDrawOperation()`` (``TextLayer``). Sublayers and compositing are not
+/// part of this type yet; a tree would add them next to ``display()``.
+open class AsyncLayer {
+  /// The loop the layer lives on.
+  public let loop: MainLoop
+  /// Where asynchronous draws run.
+  public let pool: QueuePool
+
+  let generationCounter = GenerationCounter()
+  let recorder = StatisticsRecorder()
+  /// The draw started by the last `display()` and not yet ended on the loop.
+  var inFlight: (generation: UInt64, ticket: PoolTicket)?
+  /// Called on the draw thread each time draw code polls for cancellation (tests hold draws here).
+  var cancellationPollHook: (@Sendable () -> Void)?
+
+  /// Creates an empty layer on `loop`'s thread.
+  public init(loop: MainLoop, pool: QueuePool = .shared) {
+    loop.preconditionInLoop()
+    self.loop = loop
+    self.pool = pool
+  }
+
+  // MARK: Drawing state (changing it marks the layer for display)
+
+  /// The size in points. Zero in either direction means no contents and no draw.
+  public var size = Size.zero {
+    didSet { if size != oldValue { setNeedsDisplay() } }
+  }
+
+  /// Device pixels per point of the contents.
+  public var contentsScale: Double = 1 {
+    didSet { if contentsScale != oldValue { setNeedsDisplay() } }
+  }
+
+  /// An opaque layer fills every pixel: its background first, white where that is missing or
+  /// translucent.
+  public var isOpaque = false {
+    didSet { if isOpaque != oldValue { setNeedsDisplay() } }
+  }
+
+  /// Filled before the draw operation runs.
+  public var backgroundColor: Color? {
+    didSet { if backgroundColor != oldValue { setNeedsDisplay() } }
+  }
+
+  /// The base layer's drawing, used by ``makeDrawOperation()`` (subclasses draw their own way).
+  public var drawHandler: (@Sendable (DrawingContext) throws -> Void)? {
+    didSet { setNeedsDisplay() }
+  }
+
+  // MARK: Behaviour
+
+  /// Draw on the pool (true, the default) or in place on the loop inside ``display()``.
+  public var displaysAsynchronously = true
+
+  /// What ``contents`` shows while a new asynchronous draw is pending.
+  public var staleContentsPolicy = StaleContentsPolicy.keep
+
+  /// Called on the loop when a display starts, before the drawing state is captured.
+  public var onWillDisplay: ((AsyncLayer) -> Void)?
+
+  /// Called on the loop when a display ends: `true` when its result is now ``contents``, `false`
+  /// when it was cancelled, discarded as stale, or failed.
+  public var onDidDisplay: ((AsyncLayer, _ finished: Bool) -> Void)?
+
+  // MARK: Results
+
+  /// The rendered image, or nil before the first commit and for a zero size.
+  public internal(set) var contents: RenderedImage?
+
+  /// The error of the last failed draw, cleared by the next commit.
+  public internal(set) var lastError: (any Error)?
+
+  /// True between ``setNeedsDisplay()`` and the display the collector runs for it.
+  public internal(set) var needsDisplay = false
+
+  /// True while a display is requested or a draw of the current generation has not ended.
+  public var isDisplayPending: Bool {
+    loop.preconditionInLoop()
+    return needsDisplay || inFlight != nil
+  }
+
+  /// The current draw generation: it grows with every request and display.
+  public var generation: UInt64 { generationCounter.current }
+
+  /// This layer's counters.
+  public var statistics: DisplayStatistics { recorder.snapshot }
+
+  // MARK: Overridable points
+
+  /// Captures the drawing state on the loop as a `Sendable` operation; nil draws only the
+  /// background. The base class returns ``drawHandler``.
+  open func makeDrawOperation() -> DrawOperation? {
+    drawHandler.map(DrawOperation.init)
+  }
+
+  /// Called on the loop when a display starts. Calls ``onWillDisplay``.
+  open func willDisplay() {
+    onWillDisplay?(self)
+  }
+
+  /// Called on the loop when a display ends. Calls ``onDidDisplay``.
+  open func didDisplay(finished: Bool) {
+    onDidDisplay?(self, finished)
+  }
+}
+
+/// A layer's draw status: a counter that only increases, read by its draws on other threads.
+final class GenerationCounter: Sendable {
+  private let value = Atomic<UInt64>(0)
+
+  var current: UInt64 { value.load(ordering: .acquiring) }
+
+  /// Moves to a new generation, cancelling draws of older ones, and returns it.
+  @discardableResult
+  func advance() -> UInt64 {
+    value.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+  }
+}

@@ -1,0 +1,73 @@
+/// An ``AsyncLayer`` that draws text: plain or markup, in a ``TextStyle``, inside ``padding``.
+///
+/// The draw lays the text out on the draw queue, checks for cancellation between layout and
+/// rendering, and then draws line by line, checking between lines, so a redisplay stops a long
+/// paragraph part-way.
+///
+/// ```swift
+/// let label = TextLayer(loop: loop)
+/// label.size = Size(width: 320, height: 80)
+/// label.contentsScale = 2
+/// label.style = TextStyle(fontSize: 15)
+/// label.text = .markup("<b>Ada</b> replied to your post")
+/// ```
+open class TextLayer: AsyncLayer {
+  /// The text to show.
+  public var text: TextContent = .plain("") {
+    didSet { if text != oldValue { setNeedsDisplay() } }
+  }
+
+  /// How the text looks.
+  public var style = TextStyle() {
+    didSet { if style != oldValue { setNeedsDisplay() } }
+  }
+
+  /// Space between the layer's edges and the text.
+  public var padding = EdgeInsets.zero {
+    didSet { if padding != oldValue { setNeedsDisplay() } }
+  }
+
+  /// Called on the draw thread after each text draw, finished or cancelled part-way.
+  public var drawReportHandler: (@Sendable (TextDrawReport) -> Void)?
+
+  /// Captures text, style, padding, size and scale; the layout itself happens on the draw queue.
+  open override func makeDrawOperation() -> DrawOperation? {
+    let text = text
+    let style = style
+    let padding = padding
+    let size = size
+    let scale = contentsScale
+    let report = drawReportHandler
+    return DrawOperation { context in
+      let width = size.width - padding.left - padding.right
+      let height = size.height - padding.top - padding.bottom
+      guard width > 0, height > 0 else { return }
+      let layout = try TextLayout(text, style: style, width: width, height: height, scale: scale)
+      try context.checkCancellation()
+      let lineCount = layout.lines.count
+      let drawn = context.withSavedState {
+        context.clip(to: Rect(x: 0, y: 0, width: size.width, height: size.height))
+        return context.draw(layout, at: Point(x: padding.left, y: padding.top))
+      }
+      report?(TextDrawReport(lineCount: lineCount, linesDrawn: drawn))
+      if drawn < lineCount { throw CancellationError() }
+    }
+  }
+}
+
+/// What one text draw did.
+public struct TextDrawReport: Sendable, Hashable {
+  /// Lines the layout shows.
+  public var lineCount: Int
+  /// Lines drawn: fewer than ``lineCount`` when the draw was cancelled part-way.
+  public var linesDrawn: Int
+
+  /// Creates a report.
+  public init(lineCount: Int, linesDrawn: Int) {
+    self.lineCount = lineCount
+    self.linesDrawn = linesDrawn
+  }
+
+  /// True when the draw stopped before its last line.
+  public var wasCancelled: Bool { linesDrawn < lineCount }
+}

@@ -1,0 +1,92 @@
+import DequeModule
+import Foundation
+import Synchronization
+
+/// One serial queue: a worker thread draining a deque of items.
+final class DrawQueue: Sendable {
+  private struct State {
+    var items = Deque<PoolWorkItem>()
+    var isShutDown = false
+  }
+
+  let index: Int
+  /// Queued plus running items; cancelled items leave it when cancelled.
+  let pending = Atomic<Int>(0)
+  let enqueued = Atomic<Int>(0)
+  let executed = Atomic<Int>(0)
+  let cancelled = Atomic<Int>(0)
+  private let state = Mutex(State())
+  /// Counts the items in the deque (one signal per item, one wait per pop): the worker's sleep.
+  /// A semaphore because `Synchronization` has no condition variable.
+  private let itemsAvailable = DispatchSemaphore(value: 0)
+
+  init(index: Int, name: String) {
+    self.index = index
+    let thread = Thread { [self] in self.work() }
+    thread.name = name
+    thread.start()
+  }
+
+  func submit(_ item: PoolWorkItem) {
+    enqueued.add(1, ordering: .relaxed)
+    pending.add(1, ordering: .relaxed)
+    let accepted = state.withLock { state in
+      guard !state.isShutDown else { return false }
+      state.items.append(item)
+      return true
+    }
+    if accepted { itemsAvailable.signal() } else { _ = item.cancel() }
+  }
+
+  func didCancel() {
+    pending.subtract(1, ordering: .relaxed)
+    cancelled.add(1, ordering: .relaxed)
+  }
+
+  func shutdown() {
+    state.withLock { $0.isShutDown = true }
+    itemsAvailable.signal()
+  }
+
+  private func work() {
+    while true {
+      itemsAvailable.wait()
+      let next = state.withLock { state -> (item: PoolWorkItem?, stop: Bool) in
+        (state.items.popFirst(), state.items.isEmpty && state.isShutDown)
+      }
+      if let item = next.item, item.start() {
+        item.work()
+        item.finish()
+        executed.add(1, ordering: .relaxed)
+        pending.subtract(1, ordering: .relaxed)
+      }
+      if next.stop && next.item == nil { return }
+    }
+  }
+}
+
+/// Counters of one queue of a ``QueuePool``.
+public struct QueueStatistics: Sendable, Hashable {
+  /// The queue's position in the pool.
+  public var index: Int
+  /// Items ever submitted to the queue.
+  public var enqueued: Int
+  /// Items the worker ran.
+  public var executed: Int
+  /// Items cancelled before they started.
+  public var cancelled: Int
+  /// Items queued or running now.
+  public var pending: Int
+}
+
+extension QueuePool {
+  /// A snapshot of every queue's counters.
+  public var statistics: [QueueStatistics] {
+    queues.map { queue in
+      QueueStatistics(
+        index: queue.index, enqueued: queue.enqueued.load(ordering: .relaxed),
+        executed: queue.executed.load(ordering: .relaxed), cancelled: queue.cancelled.load(ordering: .relaxed),
+        pending: queue.pending.load(ordering: .relaxed))
+    }
+  }
+}

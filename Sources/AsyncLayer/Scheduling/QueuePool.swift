@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+/// A fixed set of serial draw queues, each a worker thread with an atomic count of pending work.
+///
+/// ``enqueue(_:)`` puts work on the queue with the fewest pending items (ties go to the lowest
+/// index). Cancelling a queued item through its ``PoolTicket`` is O(1) and takes it out of its
+/// queue's count at once — not when the worker reaches it — so the least-pending choice sees the
+/// real load. The worker skips cancelled items.
+///
+/// ```swift
+/// let pool = QueuePool(queueCount: 2)
+/// let ticket = pool.enqueue { drawSomething() }
+/// ticket.cancel()   // true while it had not started
+/// pool.statistics   // per queue: enqueued, executed, cancelled, pending
+/// ```
+public final class QueuePool: Sendable {
+  /// `min(active processor count, 6)`: more queues than cores only adds contention.
+  public static var defaultQueueCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 6)) }
+
+  /// The pool layers use unless given another.
+  public static let shared = QueuePool()
+
+  let queues: [DrawQueue]
+
+  /// Starts `queueCount` worker threads (at least one) named `name.0`, `name.1`, ….
+  public init(queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw") {
+    queues = (0..<max(1, queueCount)).map { DrawQueue(index: $0, name: "\(name).\($0)") }
+  }
+
+  /// The number of serial queues.
+  public var queueCount: Int { queues.count }
+
+  /// Enqueues `work` on the least-pending queue.
+  ///
+  /// The choice reads the counts without a lock, so two threads enqueueing at the same instant may
+  /// pick the same queue; the counts themselves are always exact.
+  @discardableResult
+  public func enqueue(_ work: @escaping @Sendable () -> Void) -> PoolTicket {
+    var best = queues[0]
+    var bestPending = best.pending.load(ordering: .relaxed)
+    for queue in queues.dropFirst() where bestPending > 0 {
+      let pending = queue.pending.load(ordering: .relaxed)
+      if pending < bestPending {
+        best = queue
+        bestPending = pending
+      }
+    }
+    return enqueue(work, on: best)
+  }
+
+  /// Enqueues `work` on the queue at `index` (0..<``queueCount``), bypassing the choice.
+  @discardableResult
+  public func enqueue(onQueue index: Int, _ work: @escaping @Sendable () -> Void) -> PoolTicket {
+    enqueue(work, on: queues[min(max(0, index), queues.count - 1)])
+  }
+
+  private func enqueue(_ work: @escaping @Sendable () -> Void, on queue: DrawQueue) -> PoolTicket {
+    let item = PoolWorkItem(work: work, queue: queue)
+    queue.submit(item)
+    return PoolTicket(item: item)
+  }
+
+  /// Lets each worker finish what it has queued and then end its thread. Work enqueued afterwards
+  /// is cancelled at once. Pools made for a test shut down when the test ends.
+  public func shutdown() {
+    for queue in queues { queue.shutdown() }
+  }
+}
+
+/// A handle on one enqueued item.
+public struct PoolTicket: Sendable {
+  /// Where an item stands.
+  public enum Status: UInt8, Sendable, Hashable {
+    case queued, running, finished, cancelled
+  }
+
+  let item: PoolWorkItem
+
+  /// The queue the item went to.
+  public var queueIndex: Int { item.queue.index }
+
+  /// The item's current status.
+  public var status: Status { Status(rawValue: item.state.load(ordering: .acquiring))! }
+
+  /// Cancels the item if it has not started: O(1), and its queue's pending count drops now.
+  /// - Returns: true when this call cancelled it; false when it was running, done or cancelled.
+  @discardableResult
+  public func cancel() -> Bool { item.cancel() }
+}
+
+/// One unit of work and its state: queued → running → finished, or queued → cancelled.
+final class PoolWorkItem: Sendable {
+  let state = Atomic<UInt8>(PoolTicket.Status.queued.rawValue)
+  let work: @Sendable () -> Void
+  let queue: DrawQueue
+
+  init(work: @escaping @Sendable () -> Void, queue: DrawQueue) {
+    self.work = work
+    self.queue = queue
+  }
+
+  func cancel() -> Bool {
+    let (exchanged, _) = state.compareExchange(
+      expected: PoolTicket.Status.queued.rawValue, desired: PoolTicket.Status.cancelled.rawValue,
+      ordering: .acquiringAndReleasing)
+    if exchanged { queue.didCancel() }
+    return exchanged
+  }
+
+  /// Claims the item for the worker; false when it was cancelled.
+  func start() -> Bool {
+    state.compareExchange(
+      expected: PoolTicket.Status.queued.rawValue, desired: PoolTicket.Status.running.rawValue,
+      ordering: .acquiringAndReleasing
+    ).exchanged
+  }
+
+  func finish() { state.store(PoolTicket.Status.finished.rawValue, ordering: .releasing) }
+}
