@@ -61,7 +61,7 @@ public struct ReportSpec: Sendable, Hashable {
     do {
       self = try JSONDecoder().decode(ReportSpec.self, from: jsonData)
     } catch let error as DecodingError {
-      throw ReportSpecError(error)
+      throw ReportSpecError(error, json: jsonData)
     }
     self.baseDirectory = baseDirectory
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A report spec that cannot be used, with the JSON path at fault.
 ///
 /// ```swift
@@ -21,8 +23,8 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
 
   public var description: String { "\(path): \(message)" }
 
-  /// Maps a decoding error to its JSON path and a short message.
-  init(_ error: DecodingError) {
+  /// Maps a decoding error of `json` to its JSON path and a short message.
+  init(_ error: DecodingError, json: Data) {
     switch error {
     case .typeMismatch(let type, let context):
       self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type))" + Self.found(context))
@@ -31,10 +33,7 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
     case .keyNotFound(let key, let context):
       self.init(path: Self.path(context.codingPath + [key]), message: "missing (required)")
     case .dataCorrupted(let context):
-      var message = context.debugDescription
-      if context.codingPath.isEmpty, let underlying = context.underlyingError {
-        message = "not valid JSON: \((underlying as CustomStringConvertible).description)"
-      }
+      let message = context.codingPath.isEmpty ? Self.syntaxError(in: json) : context.debugDescription
       self.init(path: Self.path(context.codingPath), message: message)
     @unknown default:
       self.init(path: "spec", message: "\(error)")
@@ -66,11 +65,38 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
     }
   }
 
+  /// JSONDecoder says only "not valid JSON"; JSONSerialization says where ("around character 16"),
+  /// which becomes a line and column.
+  private static func syntaxError(in json: Data) -> String {
+    do {
+      _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
+      return "not valid JSON"
+    } catch {
+      var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+      // "Invalid value around character 18." (a 0-based offset) → "Invalid value at line 2, column 17".
+      if let range = detail.range(of: " around character "),
+        let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }), offset <= json.count
+      {
+        let before = json.prefix(offset)
+        let line = before.filter { $0 == 0x0a }.count + 1
+        let column = offset - (before.lastIndex(of: 0x0a).map { $0 - json.startIndex + 1 } ?? 0) + 1
+        detail = detail[..<range.lowerBound] + " at line \(line), column \(column)"
+      }
+      return "not valid JSON: \(detail)"
+    }
+  }
+
   /// ", found a number" from Foundation's "Expected to decode String but found a number instead."
   private static func found(_ context: DecodingError.Context) -> String {
     guard let range = context.debugDescription.range(of: "but found ") else { return "" }
     var rest = context.debugDescription[range.upperBound...]
     if rest.hasSuffix(" instead.") { rest = rest.dropLast(" instead.".count) }
-    return rest.isEmpty ? "" : ", found \(rest)"
+    switch rest {
+    case "": return ""
+    case "dictionary", "a dictionary": return ", found an object"
+    case "bool": return ", found true or false"
+    case "number", "string", "array": return ", found \(rest.first == "a" ? "an" : "a") \(rest)"
+    default: return ", found \(rest)"
+    }
   }
 }
