@@ -72,7 +72,7 @@ public struct ReportSpec: Sendable, Hashable {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw ReportSpecError(path: "spec", message: "cannot read \(path): \((error as NSError).localizedDescription)")
+      throw ReportSpecError(path: "spec", message: "cannot read the file: \((error as NSError).localizedDescription)")
     }
     try self.init(jsonData: data, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
   }
