@@ -21,7 +21,8 @@ import Testing
     let runs = layout.pages.flatMap(\.textRuns).filter { $0.role == .paragraph }
     #expect(layout.pages.count >= 3)
     // The paragraph appears on several pages, its line ranges contiguous from 0 to the last line.
-    let whole = try TextLayout(.plain(words.joined(separator: " ")), style: document.style.body,
+    let whole = try TextLayout(
+      .plain(words.joined(separator: " ")), style: document.style.body,
       width: layout.contentRect.width)
     #expect(Set(runs.map { run in layout.pages.firstIndex { $0.textRuns.contains(run) }! }).count >= 3)
     #expect(runs.first?.lines.lowerBound == 0)
@@ -64,12 +65,15 @@ import Testing
   @Test func rowTallerThanAPageIsSplitBetweenLinesUnderARepeatedHeader() throws {
     let words = Self.numberedWords(400, prefix: "c")
     var document = ReportDocument(pageSize: Self.smallPage, margins: EdgeInsets(all: 30))
-    document.addTable(ReportTable(columns: ["Key", "Text"], widths: [1, 3],
-      rows: [["short", "one line"], ["tall", words.joined(separator: " ")], ["after", "the end"]]))
+    document.addTable(
+      ReportTable(
+        columns: ["Key", "Text"], widths: [1, 3],
+        rows: [["short", "one line"], ["tall", words.joined(separator: " ")], ["after", "the end"]]))
     let layout = try ReportLayout(document)
     let tallRuns = layout.pages.flatMap(\.textRuns).filter { $0.role == .tableCell(row: 1, column: 1) }
     #expect(tallRuns.count >= 2)
-    let whole = try TextLayout(.plain(words.joined(separator: " ")), style: document.style.tableCell,
+    let whole = try TextLayout(
+      .plain(words.joined(separator: " ")), style: document.style.tableCell,
       width: tallRuns[0].width)
     #expect(tallRuns.first?.lines.lowerBound == 0)
     #expect(tallRuns.last?.lines.upperBound == whole.lines.count)

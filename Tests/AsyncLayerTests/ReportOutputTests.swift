@@ -9,7 +9,8 @@ import Testing
   static func sampleLayout() throws -> (ReportLayout, words: [String], rows: [[String]]) {
     let words = ReportLayoutTests.numberedWords(600)
     let rows = (0..<45).map { row in ["k\(1000 + row)", "value \(row)"] }
-    var document = ReportDocument(title: "Output test", pageSize: Size(width: 360, height: 400),
+    var document = ReportDocument(
+      title: "Output test", pageSize: Size(width: 360, height: 400),
       margins: EdgeInsets(all: 36))
     document.addHeading("Words")
     document.addParagraph(words.joined(separator: " "))
@@ -28,7 +29,9 @@ import Testing
     // Every word of the paragraph, once each and in order, across the page breaks.
     let text = try Poppler.run("pdftotext", [pdf, "-"])
     let extracted = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-    let extractedWords = extracted.filter { $0.hasPrefix("w") && $0.count == 5 && $0.dropFirst().allSatisfy(\.isNumber) }
+    let extractedWords = extracted.filter { word in
+      word.hasPrefix("w") && word.count == 5 && word.dropFirst().allSatisfy(\.isNumber)
+    }
     #expect(extractedWords.count == words.count)
     #expect(Self.firstDifference(extractedWords, words) == nil)
     #expect(Self.firstDifference(extracted.filter { $0.hasPrefix("k1") }, rows.map { $0[0] }) == nil)
@@ -72,9 +75,11 @@ import Testing
       #expect(image.pixelWidth == Int((layout.pageSize.width * scale).rounded(.up)))
       for run in page.textRuns {
         for frame in run.lineFrames where frame.width >= 4 {
-          #expect(Self.inkCount(in: frame, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } > 0,
+          #expect(
+            Self.inkCount(in: frame, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } > 0,
             "no ink in the PNG for a line of \(run.role) on page \(page.number)")
-          #expect(Self.inkCount(in: frame, scale: scale) { x, y in rasters[index].value(x: x, y: y) } > 0,
+          #expect(
+            Self.inkCount(in: frame, scale: scale) { x, y in rasters[index].value(x: x, y: y) } > 0,
             "no ink in the PDF for a line of \(run.role) on page \(page.number)")
           linesChecked += 1
         }

@@ -19,7 +19,10 @@ import Testing
   static let table = #"{"table": {"columns": ["A", "B"], "rows": [["1", "2"], ["3", "4"], ["5", "6"], ["7", 8]]}}"#
 
   @Test(arguments: [
-    (#"{"content": [{"paragraph": "ok"}, \#(table)]}"#, "spec.content[1].table.rows[3][1]: expected a string, found a number"),
+    (
+      #"{"content": [{"paragraph": "ok"}, \#(table)]}"#,
+      "spec.content[1].table.rows[3][1]: expected a string, found a number"
+    ),
     (#"{"content": [{"heading": 3}]}"#, "spec.content[0].heading: expected a string, found a number"),
     (#"{"title": "x"}"#, "spec.content: missing (required)"),
     (#"{"content": [{"paragrph": "typo"}]}"#, "spec.content[0].paragrph: unknown key"),
@@ -28,10 +31,14 @@ import Testing
     (#"{"page": "a5", "content": []}"#, #"spec.page: expected "a4", "letter""#),
     (#"{"page": {"width": 300, "height": -1}, "content": []}"#, "spec.page.height: expected a size in points"),
     (#"{"margins": {"top": "1"}, "content": []}"#, "spec.margins.top: expected a number, found a string"),
-    (#"{"content": [{"table": {"columns": ["A"], "widths": [1, 2], "rows": []}}]}"#,
-      "spec.content[0].table.widths: expected 1 widths, one per column (got 2)"),
-    (#"{"content": [{"table": {"columns": ["A"], "rows": [["1"], ["2", "3"]]}}]}"#,
-      "spec.content[0].table.rows[1]: 2 cells, but the table has 1 columns"),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "widths": [1, 2], "rows": []}}]}"#,
+      "spec.content[0].table.widths: expected 1 widths, one per column (got 2)"
+    ),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "rows": [["1"], ["2", "3"]]}}]}"#,
+      "spec.content[0].table.rows[1]: 2 cells, but the table has 1 columns"
+    ),
     (#"{"content": [{"image": "x.png", "scale": 0}]}"#, "spec.content[0].scale: expected a positive number"),
     (#"{"content": [{"heading": "x", "level": 9}]}"#, "spec.content[0].level: expected a level from 1 to 6"),
     (#"{"content": [{"pageBreak": false}]}"#, "spec.content[0].pageBreak: expected true"),
@@ -46,10 +53,14 @@ import Testing
   }
 
   @Test func missingImageFileIsNamedWithItsPath() throws {
-    let spec = try ReportSpec(jsonData: Data(#"{"content": [{"paragraph": "a"}, {"image": "nope/chart.png"}]}"#.utf8),
+    let spec = try ReportSpec(
+      jsonData: Data(#"{"content": [{"paragraph": "a"}, {"image": "nope/chart.png"}]}"#.utf8),
       baseDirectory: "/tmp/report-spec-base")
-    #expect(throws: ReportSpecError(path: "spec.content[1].image",
-      message: "image file not found: /tmp/report-spec-base/nope/chart.png")) {
+    #expect(
+      throws: ReportSpecError(
+        path: "spec.content[1].image",
+        message: "image file not found: /tmp/report-spec-base/nope/chart.png")
+    ) {
       try spec.makeDocument()
     }
   }
@@ -81,10 +92,11 @@ import Testing
     #expect(document.margins == EdgeInsets(all: 20))
     #expect(document.style.body.fontSize == 9)
     #expect(!document.showsPageNumbers)
-    #expect(document.blocks == [
-      .heading("H", level: 2), .paragraph(.plain("P")), .paragraph(.markup("<i>M</i>")),
-      .table(ReportTable(columns: ["A", "B"], widths: [2, 1], rows: [["1"]])), .pageBreak,
-    ])
+    #expect(
+      document.blocks == [
+        .heading("H", level: 2), .paragraph(.plain("P")), .paragraph(.markup("<i>M</i>")),
+        .table(ReportTable(columns: ["A", "B"], widths: [2, 1], rows: [["1"]])), .pageBreak,
+      ])
     let letter = try ReportSpec(jsonData: Data(json.utf8)).makeDocument(pageSize: .letter)
     #expect(letter.pageSize == .letter)
   }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 /// Owns one cairo PDF or SVG surface that writes into memory, and the buffer it writes to.
 ///
@@ -38,7 +38,8 @@ final class VectorDocument {
     case .svg: raw = cairo_svg_surface_create_for_stream(write, output.toOpaque(), size.width, size.height)
     }
     do {
-      surface = try CairoSurface(taking: raw, operation: format == .pdf ? "cairo_pdf_surface_create" : "cairo_svg_surface_create")
+      let operation = format == .pdf ? "cairo_pdf_surface_create_for_stream" : "cairo_svg_surface_create_for_stream"
+      surface = try CairoSurface(taking: raw, operation: operation)
     } catch {
       // An error surface never writes; the failed owner has already destroyed it.
       output.release()

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 extension ReportLayout {
   // MARK: PNG

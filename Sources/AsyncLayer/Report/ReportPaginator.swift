@@ -66,7 +66,9 @@ struct ReportPaginator {
         addSpacing(style.blockSpacing + style.headingSpacing)
         let layout = try TextLayout(.plain(text), style: style.heading(level: level), width: contentRect.width)
         let next = index + 1 < document.blocks.count ? document.blocks[index + 1] : nil
-        placeFlowingText(layout, role: .heading(level: level), blockIndex: index, keepWithNext: try firstLineHeight(of: next))
+        placeFlowingText(
+          layout, role: .heading(level: level), blockIndex: index,
+          keepWithNext: try firstLineHeight(of: next))
       case .paragraph(let content):
         addSpacing(style.blockSpacing)
         let layout = try TextLayout(content, style: style.body, width: contentRect.width)
@@ -95,8 +97,11 @@ struct ReportPaginator {
           .plain("Page \(index + 1) of \(count)"), style: style.footer, width: contentRect.width)
         // Centred vertically in the bottom margin.
         let top = contentRect.maxY + max(0, (document.margins.bottom - layout.size.height) / 2)
-        pageElements.append(.text(Self.run(layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top,
-          role: .footer, blockIndex: nil)))
+        pageElements.append(
+          .text(
+            Self.run(
+              layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top,
+              role: .footer, blockIndex: nil)))
       }
       pages.append(ReportPage(number: index + 1, elements: pageElements))
     }
@@ -141,8 +146,10 @@ struct ReportPaginator {
     return ReportTextRun(
       role: role, blockIndex: blockIndex, content: layout.content, style: layout.style, width: layout.width ?? 0,
       lines: range, lineOffsets: lines[range].map(\.utf8Offset), lineFrames: frames,
-      frame: Rect(x: x, y: top, width: layout.width ?? 0, height: lines[range.upperBound - 1].frame.maxY
-        - lines[range.lowerBound].frame.minY))
+      frame: Rect(
+        x: x, y: top, width: layout.width ?? 0,
+        height: lines[range.upperBound - 1].frame.maxY
+          - lines[range.lowerBound].frame.minY))
   }
 
   /// Places `layout` at the cursor, continuing on new pages between lines as needed.
@@ -167,7 +174,8 @@ struct ReportPaginator {
         // A single line taller than the page: place it anyway (it is clipped) rather than loop.
         end = start + 1
       }
-      let run = Self.run(layout, lines: start..<end, x: contentRect.minX, top: cursor, role: role,
+      let run = Self.run(
+        layout, lines: start..<end, x: contentRect.minX, top: cursor, role: role,
         blockIndex: blockIndex)
       elements.append(.text(run))
       cursor += run.frame.height
@@ -184,7 +192,8 @@ struct ReportPaginator {
     let factor = min(1, contentRect.width / natural.width, contentRect.height / natural.height)
     let size = Size(width: natural.width * factor, height: natural.height * factor)
     if size.height > remainingHeight + Self.epsilon, !isAtPageTop { startNewPage() }
-    let frame = Rect(x: contentRect.minX + (contentRect.width - size.width) / 2, y: cursor, width: size.width,
+    let frame = Rect(
+      x: contentRect.minX + (contentRect.width - size.width) / 2, y: cursor, width: size.width,
       height: size.height)
     elements.append(.image(image, frame: frame))
     cursor += size.height
@@ -229,7 +238,8 @@ struct ReportPaginator {
         throw ReportError.tooManyCells(block: blockIndex, row: rowIndex, cells: cells.count, columns: columns)
       }
       return try (0..<columns).map { column in
-        try TextLayout(.plain(column < cells.count ? cells[column] : ""), style: style.tableCell,
+        try TextLayout(
+          .plain(column < cells.count ? cells[column] : ""), style: style.tableCell,
           width: textWidth(column))
       }
     }
@@ -247,8 +257,10 @@ struct ReportPaginator {
 
     // Start on a new page unless the header and the first row (or a first slice of it) fit here.
     let firstRow = cells.rows.first.map(rowHeight) ?? 0
-    let firstRowMinimum = min(firstRow, (cells.rows.first?.map { $0.lines.first?.frame.height ?? 0 }.max() ?? 0)
-      + 2 * padding)
+    let firstRowMinimum = min(
+      firstRow,
+      (cells.rows.first?.map { $0.lines.first?.frame.height ?? 0 }.max() ?? 0)
+        + 2 * padding)
     let wholeFitsOnFreshPage = firstRow <= contentRect.height - cells.headerHeight + Self.epsilon
     let needed = cells.headerHeight + (wholeFitsOnFreshPage ? firstRow : firstRowMinimum)
     if needed > remainingHeight + Self.epsilon, !isAtPageTop { startNewPage() }
@@ -267,7 +279,8 @@ struct ReportPaginator {
         }
       }
       var starts = Array(repeating: 0, count: row.count)
-      placeRowSlice(row, rowIndex: rowIndex, cells: cells, blockIndex: blockIndex, starts: &starts,
+      placeRowSlice(
+        row, rowIndex: rowIndex, cells: cells, blockIndex: blockIndex, starts: &starts,
         available: .infinity)
     }
   }
@@ -278,7 +291,8 @@ struct ReportPaginator {
     while true {
       let available = remainingHeight - 2 * style.cellPadding
       // On a page holding nothing but the header, place at least a line per cell so the loop ends.
-      placeRowSlice(row, rowIndex: rowIndex, cells: cells, blockIndex: blockIndex, starts: &starts,
+      placeRowSlice(
+        row, rowIndex: rowIndex, cells: cells, blockIndex: blockIndex, starts: &starts,
         available: available, forceProgress: elements.count == headerOnlyElementCount)
       if zip(starts, row).allSatisfy({ $0 == $1.lines.count }) { return }
       startNewPage()
@@ -304,15 +318,18 @@ struct ReportPaginator {
     var runs: [ReportTextRun] = []
     var textHeight = 0.0
     for (column, layout) in row.enumerated() where ends[column] > starts[column] {
-      let run = Self.run(layout, lines: starts[column]..<ends[column], x: cells.columnX[column] + padding,
+      let run = Self.run(
+        layout, lines: starts[column]..<ends[column], x: cells.columnX[column] + padding,
         top: top + padding, role: .tableCell(row: rowIndex, column: column), blockIndex: blockIndex)
       textHeight = max(textHeight, run.frame.height)
       runs.append(run)
     }
     let height = textHeight + 2 * padding
     for column in row.indices {
-      elements.append(.stroke(Rect(x: cells.columnX[column], y: top, width: cells.columnWidths[column], height: height),
-        color: style.tableBorder, lineWidth: 0.5))
+      elements.append(
+        .stroke(
+          Rect(x: cells.columnX[column], y: top, width: cells.columnWidths[column], height: height),
+          color: style.tableBorder, lineWidth: 0.5))
     }
     elements.append(contentsOf: runs.map(ReportElement.text))
     cursor += height
@@ -324,13 +341,21 @@ struct ReportPaginator {
     let top = cursor
     let padding = style.cellPadding
     let width = cells.columnWidths.reduce(0, +)
-    elements.append(.fill(Rect(x: contentRect.minX, y: top, width: width, height: cells.headerHeight),
-      color: style.tableHeaderBackground))
+    elements.append(
+      .fill(
+        Rect(x: contentRect.minX, y: top, width: width, height: cells.headerHeight),
+        color: style.tableHeaderBackground))
     for (column, layout) in cells.header.enumerated() {
-      elements.append(.stroke(Rect(x: cells.columnX[column], y: top, width: cells.columnWidths[column],
-        height: cells.headerHeight), color: style.tableBorder, lineWidth: 0.5))
-      elements.append(.text(Self.run(layout, lines: 0..<layout.lines.count, x: cells.columnX[column] + padding,
-        top: top + padding, role: .tableHeader(column: column), blockIndex: blockIndex)))
+      elements.append(
+        .stroke(
+          Rect(
+            x: cells.columnX[column], y: top, width: cells.columnWidths[column],
+            height: cells.headerHeight), color: style.tableBorder, lineWidth: 0.5))
+      elements.append(
+        .text(
+          Self.run(
+            layout, lines: 0..<layout.lines.count, x: cells.columnX[column] + padding,
+            top: top + padding, role: .tableHeader(column: column), blockIndex: blockIndex)))
     }
     cursor += cells.headerHeight
     headerOnlyElementCount = top == contentRect.minY ? elements.count : nil

@@ -47,7 +47,8 @@ extension ReportSpec: Decodable {
     fontFamily = try container.decodeIfPresent(String.self, forKey: .font)
     fontSize = try container.decodeIfPresent(Double.self, forKey: .fontSize)
     if let fontSize, !(fontSize > 0 && fontSize <= 1000) {
-      throw DecodingError.invalid("expected a font size in points, above 0 (got \(fontSize))",
+      throw DecodingError.invalid(
+        "expected a font size in points, above 0 (got \(fontSize))",
         at: container.codingPath + [CodingKeys.fontSize])
     }
     showsPageNumbers = try container.decodeIfPresent(Bool.self, forKey: .pageNumbers) ?? true
@@ -70,14 +71,17 @@ extension ReportSpec.Item: Decodable {
     guard present.count == 1, let kind = present.first else {
       let names = Self.kinds.map(\.rawValue).joined(separator: ", ")
       throw DecodingError.invalid(
-        present.isEmpty ? "expected one of \(names)" : "expected only one of \(names), found "
-          + present.map(\.rawValue).joined(separator: " and "), at: container.codingPath)
+        present.isEmpty
+          ? "expected one of \(names)"
+          : "expected only one of \(names), found "
+            + present.map(\.rawValue).joined(separator: " and "), at: container.codingPath)
     }
     switch kind {
     case .heading:
       let level = try container.decodeIfPresent(Int.self, forKey: .level) ?? 1
       guard (1...6).contains(level) else {
-        throw DecodingError.invalid("expected a level from 1 to 6 (got \(level))",
+        throw DecodingError.invalid(
+          "expected a level from 1 to 6 (got \(level))",
           at: container.codingPath + [CodingKeys.level])
       }
       self = .heading(try container.decode(String.self, forKey: .heading), level: level)
@@ -90,7 +94,8 @@ extension ReportSpec.Item: Decodable {
     case .image:
       let scale = try container.decodeIfPresent(Double.self, forKey: .scale) ?? 1
       guard scale > 0, scale.isFinite else {
-        throw DecodingError.invalid("expected a positive number of pixels per point (got \(scale))",
+        throw DecodingError.invalid(
+          "expected a positive number of pixels per point (got \(scale))",
           at: container.codingPath + [CodingKeys.scale])
       }
       self = .image(path: try container.decode(String.self, forKey: .image), scale: scale)
@@ -115,7 +120,8 @@ private struct SpecPageSize: Decodable {
       case "a4": size = .a4
       case "letter": size = .letter
       default:
-        throw DecodingError.invalid(#"expected "a4", "letter" or {"width": …, "height": …} (got "\#(name)")"#,
+        throw DecodingError.invalid(
+          #"expected "a4", "letter" or {"width": …, "height": …} (got "\#(name)")"#,
           at: decoder.codingPath)
       }
       return
@@ -125,7 +131,8 @@ private struct SpecPageSize: Decodable {
     let width = try container.decode(Double.self, forKey: .width)
     let height = try container.decode(Double.self, forKey: .height)
     for (key, value) in [(CodingKeys.width, width), (.height, height)] where !(value > 0 && value <= 14_400) {
-      throw DecodingError.invalid("expected a size in points from 1 to 14400 (got \(value))",
+      throw DecodingError.invalid(
+        "expected a size in points from 1 to 14400 (got \(value))",
         at: container.codingPath + [key])
     }
     size = Size(width: width, height: height)
@@ -152,7 +159,8 @@ private struct SpecMargins: Decodable {
     for key in CodingKeys.allCases {
       let value = try container.decodeIfPresent(Double.self, forKey: key) ?? 0
       guard value >= 0, value.isFinite else {
-        throw DecodingError.invalid("expected a margin of 0 points or more (got \(value))",
+        throw DecodingError.invalid(
+          "expected a margin of 0 points or more (got \(value))",
           at: container.codingPath + [key])
       }
       sides.append(value)
@@ -177,17 +185,20 @@ private struct SpecTable: Decodable {
     let widths = try container.decodeIfPresent([Double].self, forKey: .widths)
     if let widths {
       guard widths.count == columns.count else {
-        throw DecodingError.invalid("expected \(columns.count) widths, one per column (got \(widths.count))",
+        throw DecodingError.invalid(
+          "expected \(columns.count) widths, one per column (got \(widths.count))",
           at: container.codingPath + [CodingKeys.widths])
       }
       if let bad = widths.firstIndex(where: { !($0 > 0 && $0.isFinite) }) {
-        throw DecodingError.invalid("expected a positive relative width (got \(widths[bad]))",
+        throw DecodingError.invalid(
+          "expected a positive relative width (got \(widths[bad]))",
           at: container.codingPath + [CodingKeys.widths, ReportSpecKey(intValue: bad)])
       }
     }
     let rows = try container.decode([[String]].self, forKey: .rows)
     if let bad = rows.firstIndex(where: { $0.count > columns.count }) {
-      throw DecodingError.invalid("\(rows[bad].count) cells, but the table has \(columns.count) columns",
+      throw DecodingError.invalid(
+        "\(rows[bad].count) cells, but the table has \(columns.count) columns",
         at: container.codingPath + [CodingKeys.rows, ReportSpecKey(intValue: bad)])
     }
     table = ReportTable(columns: columns, widths: widths, rows: rows)
