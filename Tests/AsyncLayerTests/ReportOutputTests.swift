@@ -103,6 +103,9 @@ import Testing
   @Test func cancelledPageRenderThrows() throws {
     let (layout, _, _) = try Self.sampleLayout()
     #expect(throws: CancellationError.self) { try layout.renderPage(0, scale: 1, isCancelled: { true }) }
+    #expect(throws: ReportError.pageOutOfRange(index: layout.pages.count, count: layout.pages.count)) {
+      try layout.renderPage(layout.pages.count)
+    }
   }
 
   @Test func svgStacksThePagesAndDrawsGlyphsAsOutlines() throws {

@@ -16,6 +16,8 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
   case tooManyCells(block: Int, row: Int, cells: Int, columns: Int)
   /// A table has no columns.
   case emptyTable(block: Int)
+  /// A page index (from 0) beyond the layout's pages.
+  case pageOutOfRange(index: Int, count: Int)
 
   public var description: String {
     switch self {
@@ -28,6 +30,8 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
       return "block \(block): table row \(row) has \(cells) cells but the table has \(columns) columns"
     case .emptyTable(let block):
       return "block \(block): a table needs at least one column"
+    case .pageOutOfRange(let index, let count):
+      return "page index \(index) is outside the report's \(count) pages (0..<\(count))"
     }
   }
 }

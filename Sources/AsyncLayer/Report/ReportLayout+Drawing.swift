@@ -2,7 +2,8 @@ internal import CCairo
 
 extension ReportLayout {
   /// Draws page `index` (from 0) into `context`, whose origin is the page's top-left corner; the
-  /// page background is left as it is.
+  /// page background is left as it is. Throws ``ReportError/pageOutOfRange(index:count:)`` for an
+  /// index beyond the pages.
   ///
   /// Text is laid out again on this thread at the context's scale and drawn line by line, only the
   /// lines pagination put on this page. Cancellation is checked between elements.
@@ -14,7 +15,7 @@ extension ReportLayout {
   /// }
   /// ```
   public func draw(page index: Int, in context: DrawingContext) throws {
-    precondition(pages.indices.contains(index), "page \(index) is out of range 0..<\(pages.count)")
+    guard pages.indices.contains(index) else { throw ReportError.pageOutOfRange(index: index, count: pages.count) }
     for element in pages[index].elements {
       try context.checkCancellation()
       switch element {
