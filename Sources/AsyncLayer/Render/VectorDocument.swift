@@ -1,0 +1,67 @@
+internal import CCairo
+import Foundation
+
+/// Owns one cairo PDF or SVG surface that writes into memory, and the buffer it writes to.
+///
+/// cairo calls the write function until the surface is finished, so the buffer is kept alive (one
+/// retain, released in `deinit`) until after `cairo_surface_finish`. Text drawn with pango_cairo
+/// stays text in a PDF (selectable, extractable); cairo's SVG surface draws glyphs as `<symbol>`
+/// outlines referenced by `<use>`, so an SVG keeps the look but not the characters.
+final class VectorDocument {
+  enum Format {
+    case pdf
+    case svg
+  }
+
+  /// Collects the bytes the surface writes.
+  private final class Output {
+    var bytes = Data()
+  }
+
+  let surface: CairoSurface
+  let format: Format
+  private let output: Unmanaged<Output>
+
+  /// A document whose (first) page is `size` points.
+  init(format: Format, size: Size, title: String? = nil) throws {
+    try ImageRenderer.validate(size.width, "page width")
+    try ImageRenderer.validate(size.height, "page height")
+    let output = Unmanaged.passRetained(Output())
+    let write: cairo_write_func_t = { closure, data, length in
+      guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+      Unmanaged<Output>.fromOpaque(closure).takeUnretainedValue().bytes.append(data, count: Int(length))
+      return CAIRO_STATUS_SUCCESS
+    }
+    let raw: OpaquePointer
+    switch format {
+    case .pdf: raw = cairo_pdf_surface_create_for_stream(write, output.toOpaque(), size.width, size.height)
+    case .svg: raw = cairo_svg_surface_create_for_stream(write, output.toOpaque(), size.width, size.height)
+    }
+    do {
+      let operation = format == .pdf ? "cairo_pdf_surface_create_for_stream" : "cairo_svg_surface_create_for_stream"
+      surface = try CairoSurface(taking: raw, operation: operation)
+    } catch {
+      // An error surface never writes; the failed owner has already destroyed it.
+      output.release()
+      throw error
+    }
+    self.format = format
+    self.output = output
+    if format == .pdf {
+      cairo_pdf_surface_set_metadata(surface.raw, CAIRO_PDF_METADATA_CREATOR, "AsyncLayer")
+      if let title { cairo_pdf_surface_set_metadata(surface.raw, CAIRO_PDF_METADATA_TITLE, title) }
+    }
+  }
+
+  deinit {
+    // Finishing first guarantees cairo makes no further call into the buffer being released.
+    cairo_surface_finish(surface.raw)
+    output.release()
+  }
+
+  /// Finishes the document and returns its bytes; throws the first error cairo recorded.
+  func finish() throws -> Data {
+    try surface.finish()
+    return output.takeUnretainedValue().bytes
+  }
+}

@@ -1,0 +1,101 @@
+/// The content of a report: a page size and margins, then headings, paragraphs, tables and images
+/// in reading order. Lay it out once with ``ReportLayout/init(_:)`` and draw the layout to PNG, PDF
+/// or SVG.
+///
+/// ```swift
+/// var report = ReportDocument(title: "Quarterly report", pageSize: .a4, margins: EdgeInsets(all: 56))
+/// report.addHeading("Summary")
+/// report.addParagraph("Sales grew in every region…")
+/// report.addTable(ReportTable(columns: ["Region", "Sales"], widths: [3, 1], rows: [["North", "1 204"]]))
+/// let layout = try ReportLayout(report)
+/// try layout.pdfData().write(to: URL(fileURLWithPath: "report.pdf"))
+/// ```
+public struct ReportDocument: Sendable, Hashable {
+  /// Shown at the top of the first page in ``ReportStyle/title``, and stored as the PDF's title.
+  public var title: String?
+  /// The page size in points; see ``Size/a4`` and ``Size/letter``.
+  public var pageSize: Size
+  /// Space between the page edges and the content, in points. The page-number footer sits in the
+  /// bottom margin.
+  public var margins: EdgeInsets
+  /// Fonts, colours and spacing.
+  public var style: ReportStyle
+  /// Whether each page gets a "Page N of M" footer.
+  public var showsPageNumbers: Bool
+  /// The content, in reading order.
+  public var blocks: [ReportBlock]
+
+  public init(
+    title: String? = nil, pageSize: Size = .a4, margins: EdgeInsets = EdgeInsets(all: 56),
+    style: ReportStyle = ReportStyle(), showsPageNumbers: Bool = true, blocks: [ReportBlock] = []
+  ) {
+    self.title = title
+    self.pageSize = pageSize
+    self.margins = margins
+    self.style = style
+    self.showsPageNumbers = showsPageNumbers
+    self.blocks = blocks
+  }
+
+  /// Appends a heading; `level` 1 is the largest (levels beyond the styles use the last one).
+  public mutating func addHeading(_ text: String, level: Int = 1) {
+    blocks.append(.heading(text, level: level))
+  }
+
+  /// Appends a paragraph of plain text.
+  public mutating func addParagraph(_ text: String) {
+    blocks.append(.paragraph(.plain(text)))
+  }
+
+  /// Appends a paragraph of plain text or Pango markup.
+  public mutating func addParagraph(_ content: TextContent) {
+    blocks.append(.paragraph(content))
+  }
+
+  /// Appends a table.
+  public mutating func addTable(_ table: ReportTable) {
+    blocks.append(.table(table))
+  }
+
+  /// Appends an image, scaled down to fit the content width (never scaled up).
+  public mutating func addImage(_ image: RenderedImage) {
+    blocks.append(.image(image))
+  }
+}
+
+/// One piece of a report's content.
+public enum ReportBlock: Sendable, Hashable {
+  /// A heading that stays on the same page as the start of what follows it.
+  case heading(String, level: Int)
+  /// Text that flows across pages, split between lines.
+  case paragraph(TextContent)
+  /// A table whose header row repeats on every page it spans.
+  case table(ReportTable)
+  /// An image scaled down to fit the content width, and the content height if need be.
+  case image(RenderedImage)
+  /// Starts a new page.
+  case pageBreak
+}
+
+/// A simple table: column titles, relative column widths and rows of wrapped text.
+///
+/// ```swift
+/// let table = ReportTable(columns: ["Item", "Qty", "Price"], widths: [3, 1, 1],
+///                         rows: [["Paper, A4, 500 sheets", "4", "12.00"]])
+/// ```
+public struct ReportTable: Sendable, Hashable {
+  /// The titles of the header row.
+  public var columns: [String]
+  /// Relative widths, one per column (`[2, 1]` gives the first column two thirds); the table spans
+  /// the content width.
+  public var widths: [Double]
+  /// The cells, row by row; a row with fewer cells than columns leaves the rest empty.
+  public var rows: [[String]]
+
+  /// A table; `widths` defaults to equal columns.
+  public init(columns: [String], widths: [Double]? = nil, rows: [[String]]) {
+    self.columns = columns
+    self.widths = widths ?? Array(repeating: 1, count: columns.count)
+    self.rows = rows
+  }
+}

@@ -1,0 +1,37 @@
+/// Why a ``ReportDocument`` cannot be laid out.
+///
+/// ```swift
+/// do {
+///   _ = try ReportLayout(ReportDocument(pageSize: Size(width: 100, height: 100), margins: EdgeInsets(all: 60)))
+/// } catch let error as ReportError {
+///   print(error)  // "the margins leave no room on a 100.0×100.0 page"
+/// }
+/// ```
+public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The margins (and the title or table header) leave no room for content on the page.
+  case pageTooSmall(pageSize: Size, margins: EdgeInsets)
+  /// A table's ``ReportTable/widths`` do not give one positive width per column.
+  case invalidColumnWidths(block: Int, widths: [Double], columns: Int)
+  /// A table row has more cells than the table has columns.
+  case tooManyCells(block: Int, row: Int, cells: Int, columns: Int)
+  /// A table has no columns.
+  case emptyTable(block: Int)
+  /// A page index (from 0) beyond the layout's pages.
+  case pageOutOfRange(index: Int, count: Int)
+
+  public var description: String {
+    switch self {
+    case .pageTooSmall(let size, let margins):
+      return "the margins (\(margins.top), \(margins.left), \(margins.bottom), \(margins.right)) leave no room on a "
+        + "\(size) page"
+    case .invalidColumnWidths(let block, let widths, let columns):
+      return "block \(block): a table of \(columns) columns needs \(columns) positive widths (got \(widths))"
+    case .tooManyCells(let block, let row, let cells, let columns):
+      return "block \(block): table row \(row) has \(cells) cells but the table has \(columns) columns"
+    case .emptyTable(let block):
+      return "block \(block): a table needs at least one column"
+    case .pageOutOfRange(let index, let count):
+      return "page index \(index) is outside the report's \(count) pages (0..<\(count))"
+    }
+  }
+}

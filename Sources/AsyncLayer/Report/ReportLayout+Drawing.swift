@@ -1,0 +1,73 @@
+internal import CCairo
+
+extension ReportLayout {
+  /// Draws page `index` (from 0) into `context`, whose origin is the page's top-left corner; the
+  /// page background is left as it is. Throws ``ReportError/pageOutOfRange(index:count:)`` for an
+  /// index beyond the pages.
+  ///
+  /// Text is laid out again on this thread at the context's scale and drawn line by line, only the
+  /// lines pagination put on this page. Cancellation is checked between elements.
+  ///
+  /// ```swift
+  /// let image = try ImageRenderer(size: layout.pageSize, scale: 2).render { context in
+  ///   context.clear(to: .white)
+  ///   try layout.draw(page: 0, in: context)
+  /// }
+  /// ```
+  public func draw(page index: Int, in context: DrawingContext) throws {
+    guard pages.indices.contains(index) else { throw ReportError.pageOutOfRange(index: index, count: pages.count) }
+    for element in pages[index].elements {
+      try context.checkCancellation()
+      switch element {
+      case .text(let run):
+        try context.draw(run)
+      case .image(let image, let frame):
+        context.draw(image, in: frame)
+      case .fill(let rect, let color):
+        context.fill(rect, color: color)
+      case .stroke(let rect, let color, let lineWidth):
+        context.stroke(rect, color: color, lineWidth: lineWidth)
+      }
+    }
+  }
+}
+
+extension ReportTextRun {
+  /// Lays the run's text out on this thread at `scale`, with the lines breaking where pagination
+  /// broke them.
+  ///
+  /// Pango's contexts have metrics hinting off, so a layout at any scale breaks like the scale-1
+  /// layout pagination used. Should a font still break differently, the run falls back to a
+  /// layout at scale 1 (drawn scaled), so the page never loses or repeats a line.
+  func makeLayout(scale: Double) throws -> TextLayout {
+    let layout = try TextLayout(content, style: style, width: width, scale: scale)
+    if scale != 1, !breaksLikePagination(layout) {
+      return try TextLayout(content, style: style, width: width, scale: 1)
+    }
+    return layout
+  }
+
+  /// True when `layout` has this run's lines starting at the offsets pagination recorded.
+  func breaksLikePagination(_ layout: TextLayout) -> Bool {
+    let lines = layout.lines
+    guard lines.count >= self.lines.upperBound else { return false }
+    return lines[self.lines].map(\.utf8Offset) == lineOffsets
+  }
+}
+
+extension DrawingContext {
+  /// Draws the lines of `run`, the first one's top at the run's frame top.
+  func draw(_ run: ReportTextRun) throws {
+    let layout = try run.makeLayout(scale: scale)
+    let lines = layout.lines
+    let origin = Point(x: run.frame.minX, y: run.frame.minY - lines[run.lines.lowerBound].frame.minY)
+    let color = run.style.color
+    let cr = cairo.raw
+    cairo_set_source_rgba(cr, color.red, color.green, color.blue, color.alpha)
+    for line in lines[run.lines] {
+      guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { break }
+      cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
+      pango_cairo_show_layout_line(cr, pangoLine)
+    }
+  }
+}

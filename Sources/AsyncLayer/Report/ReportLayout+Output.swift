@@ -1,0 +1,91 @@
+internal import CCairo
+import Foundation
+
+extension ReportLayout {
+  // MARK: PNG
+
+  /// Renders page `index` (from 0) on a white background into a new image at `scale` device
+  /// pixels per point.
+  ///
+  /// ```swift
+  /// let first = try layout.renderPage(0, scale: 2)
+  /// try first.writePNG(to: "report-1.png")
+  /// ```
+  public func renderPage(
+    _ index: Int, scale: Double = 1, isCancelled: @escaping () -> Bool = { false }
+  ) throws -> RenderedImage {
+    try ImageRenderer(size: pageSize, scale: scale).render(isCancelled: isCancelled) { context in
+      context.clear(to: .white)
+      try draw(page: index, in: context)
+    }
+  }
+
+  /// Renders every page in parallel (one child task per page) and returns the images in page
+  /// order. Cancelling the calling task stops the renders between elements and throws
+  /// `CancellationError`.
+  ///
+  /// ```swift
+  /// for (index, image) in try await layout.renderPages(scale: 2).enumerated() {
+  ///   try image.writePNG(to: "report-\(index + 1).png")
+  /// }
+  /// ```
+  public func renderPages(scale: Double = 1) async throws -> [RenderedImage] {
+    // Validate once so a bad scale fails before any task starts.
+    _ = try ImageRenderer(size: pageSize, scale: scale)
+    return try await withThrowingTaskGroup(of: (Int, RenderedImage).self) { group in
+      for index in pages.indices {
+        group.addTask {
+          (index, try renderPage(index, scale: scale, isCancelled: { Task.isCancelled }))
+        }
+      }
+      var images = [RenderedImage?](repeating: nil, count: pages.count)
+      for try await (index, image) in group { images[index] = image }
+      return images.map { $0! }
+    }
+  }
+
+  // MARK: PDF and SVG
+
+  /// A multi-page PDF of the report. Text stays text: it can be selected, searched and extracted
+  /// (for example with `pdftotext`).
+  ///
+  /// ```swift
+  /// try layout.pdfData().write(to: URL(fileURLWithPath: "report.pdf"))
+  /// ```
+  public func pdfData() throws -> Data {
+    let document = try VectorDocument(format: .pdf, size: pageSize, title: title)
+    let context = try CairoContext(surface: document.surface)
+    let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
+    for index in pages.indices {
+      try drawing.withSavedState { try draw(page: index, in: drawing) }
+      cairo_show_page(context.raw)
+      try context.check("drawing PDF page \(index + 1)")
+    }
+    return try document.finish()
+  }
+
+  /// One SVG file with the pages stacked vertically, top to bottom, `pageGap` points apart; each
+  /// page has a white background and the gaps are transparent.
+  ///
+  /// cairo's SVG surface writes glyphs as outlines (`<symbol>` paths placed with `<use>`), so the
+  /// SVG looks like the PDF but its text cannot be selected or searched; use ``pdfData()`` for that.
+  public func svgData(pageGap: Double = 20) throws -> Data {
+    let gap = max(0, pageGap.isFinite ? pageGap : 0)
+    let count = max(1, pages.count)
+    let total = Size(width: pageSize.width, height: Double(count) * pageSize.height + Double(count - 1) * gap)
+    let document = try VectorDocument(format: .svg, size: total)
+    let context = try CairoContext(surface: document.surface)
+    let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: { false })
+    for index in pages.indices {
+      try drawing.withSavedState {
+        drawing.translateBy(x: 0, y: Double(index) * (pageSize.height + gap))
+        let page = Rect(origin: .zero, size: pageSize)
+        drawing.fill(page, color: .white)
+        drawing.clip(to: page)
+        try draw(page: index, in: drawing)
+      }
+      try context.check("drawing SVG page \(index + 1)")
+    }
+    return try document.finish()
+  }
+}

@@ -1,0 +1,98 @@
+/// A report paginated once, at scale 1: pages of positioned text line ranges, table cells, rules
+/// and images, ready to draw onto any surface.
+///
+/// Pagination is independent of the output: the PNG previews, the PDF and the SVG all draw the
+/// same `ReportLayout`, so every page breaks its lines at the same places. The layout is
+/// `Sendable`, so pages can be rendered in parallel from it.
+///
+/// ```swift
+/// let layout = try ReportLayout(report)
+/// layout.pages.count                                     // pages after pagination
+/// let previews = try await layout.renderPages(scale: 2)  // one RenderedImage per page, in parallel
+/// let pdf = try layout.pdfData()                         // text stays selectable
+/// ```
+public struct ReportLayout: Sendable, Hashable {
+  /// The page size in points.
+  public let pageSize: Size
+  /// The area inside the margins, in points from the page's top-left corner.
+  public let contentRect: Rect
+  /// The document title (also the PDF's title metadata).
+  public let title: String?
+  /// The pages, in order.
+  public let pages: [ReportPage]
+
+  /// Paginates `document` on the calling thread; throws ``ReportError`` for a page too small for
+  /// its margins or a malformed table, and ``RenderError`` for bad markup.
+  public init(_ document: ReportDocument) throws {
+    var paginator = try ReportPaginator(document: document)
+    try paginator.layOutBlocks()
+    pageSize = document.pageSize
+    contentRect = paginator.contentRect
+    title = document.title
+    pages = try paginator.finish()
+  }
+}
+
+/// One page of a ``ReportLayout``.
+public struct ReportPage: Sendable, Hashable {
+  /// The page number, from 1.
+  public let number: Int
+  /// What the page shows, in drawing order, in points from the page's top-left corner.
+  public let elements: [ReportElement]
+
+  /// The text runs on the page, in drawing order.
+  public var textRuns: [ReportTextRun] {
+    elements.compactMap { element in
+      if case .text(let run) = element { return run }
+      return nil
+    }
+  }
+}
+
+/// One positioned thing on a page.
+public enum ReportElement: Sendable, Hashable {
+  /// A range of lines of a text laid out by Pango.
+  case text(ReportTextRun)
+  /// An image scaled into a frame.
+  case image(RenderedImage, frame: Rect)
+  /// A filled rectangle (table header backgrounds).
+  case fill(Rect, color: Color)
+  /// A rectangle outline (table cell borders).
+  case stroke(Rect, color: Color, lineWidth: Double)
+}
+
+/// A range of lines of one text, placed on a page.
+///
+/// The text is laid out at ``width`` and the lines `lines` of it are drawn with the first one's top
+/// at ``frame``'s top. Drawing lays the text out again on the drawing thread (layouts are not
+/// `Sendable`) and checks that its lines start at ``lineOffsets``, so the output breaks exactly
+/// where pagination did.
+public struct ReportTextRun: Sendable, Hashable {
+  /// What the text is part of.
+  public enum Role: Sendable, Hashable {
+    case title
+    case heading(level: Int)
+    case paragraph
+    case tableHeader(column: Int)
+    case tableCell(row: Int, column: Int)
+    case footer
+  }
+
+  public let role: Role
+  /// The index of the ``ReportDocument/blocks`` element the text belongs to (nil for the title and
+  /// the footer).
+  public let blockIndex: Int?
+  public let content: TextContent
+  public let style: TextStyle
+  /// The wrapping width the text is laid out at, in points.
+  public let width: Double
+  /// The lines drawn here, as indices into the layout's lines.
+  public let lines: Range<Int>
+  /// Where each drawn line starts in the text (UTF-8 byte offsets), as pagination laid it out.
+  public let lineOffsets: [Int]
+  /// Each drawn line's logical box on the page.
+  public let lineFrames: [Rect]
+  /// The box of all drawn lines on the page: ``width`` wide, from the first line's top to the last
+  /// line's bottom.
+  public let frame: Rect
+}

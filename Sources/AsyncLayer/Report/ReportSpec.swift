@@ -1,0 +1,129 @@
+import Foundation
+
+/// A report described in JSON, as `layerbench report --spec` reads it.
+///
+/// ```json
+/// {
+///   "title": "Quarterly report",
+///   "page": "a4",
+///   "margins": 56,
+///   "content": [
+///     { "heading": "Summary" },
+///     { "paragraph": "Sales grew in every region." },
+///     { "table": { "columns": ["Region", "Sales"], "widths": [3, 1], "rows": [["North", "1 204"]] } },
+///     { "image": "chart.png", "scale": 2 }
+///   ]
+/// }
+/// ```
+///
+/// `page` is `"a4"`, `"letter"` or `{"width": …, "height": …}` in points; `margins` a number or
+/// `{"top", "left", "bottom", "right"}`. Optional: `font` (a family), `fontSize` (body text in
+/// points), `pageNumbers` (default true). Content items: `heading` (with an optional `level`),
+/// `paragraph`, `markup` (Pango markup), `table`, `image` (a PNG path, relative to the spec file,
+/// with an optional `scale` in pixels per point) and `{"pageBreak": true}`. A spec that does not
+/// decode throws ``ReportSpecError`` naming the JSON path at fault:
+///
+/// ```swift
+/// do {
+///   let spec = try ReportSpec(contentsOfFile: "report.json")
+///   let layout = try ReportLayout(try spec.makeDocument())
+/// } catch let error as ReportSpecError {
+///   print(error)  // "spec.content[3].table.rows[3][1]: expected a string, found a number"
+/// }
+/// ```
+public struct ReportSpec: Sendable, Hashable {
+  /// One entry of ``content``.
+  public enum Item: Sendable, Hashable {
+    case heading(String, level: Int)
+    case paragraph(String)
+    /// A paragraph in Pango markup.
+    case markup(String)
+    case table(ReportTable)
+    /// A PNG file and its pixels per point.
+    case image(path: String, scale: Double)
+    case pageBreak
+  }
+
+  public var title: String?
+  /// The page size in points, nil for the default (A4).
+  public var pageSize: Size?
+  public var margins: EdgeInsets?
+  public var fontFamily: String?
+  /// The body text size in points.
+  public var fontSize: Double?
+  public var showsPageNumbers: Bool
+  public var content: [Item]
+  /// Where relative image paths start: the spec file's directory, or the current directory.
+  public var baseDirectory: String
+
+  /// Decodes a spec from JSON; throws ``ReportSpecError`` naming the JSON path at fault.
+  public init(jsonData: Data, baseDirectory: String = FileManager.default.currentDirectoryPath) throws {
+    do {
+      self = try JSONDecoder().decode(ReportSpec.self, from: jsonData)
+    } catch let error as DecodingError {
+      throw ReportSpecError(error, json: jsonData)
+    }
+    self.baseDirectory = baseDirectory
+  }
+
+  /// Reads and decodes a spec file; image paths are relative to its directory.
+  public init(contentsOfFile path: String) throws {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ReportSpecError(path: "spec", message: "cannot read the file: \((error as NSError).localizedDescription)")
+    }
+    try self.init(jsonData: data, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+  }
+
+  /// The document the spec describes, with its images read from disk.
+  ///
+  /// - Parameter pageSize: overrides the spec's page size when given.
+  /// - Throws: ``ReportSpecError`` naming the item of a missing or undecodable image file (with
+  ///   the file's path) or of invalid markup.
+  public func makeDocument(pageSize override: Size? = nil) throws -> ReportDocument {
+    var style = ReportStyle(fontFamily: fontFamily ?? "Sans", bodySize: fontSize ?? 11)
+    style.title.fontFamily = fontFamily ?? "Sans"
+    var document = ReportDocument(
+      title: title, pageSize: override ?? pageSize ?? .a4, margins: margins ?? EdgeInsets(all: 56), style: style,
+      showsPageNumbers: showsPageNumbers)
+    for (index, item) in content.enumerated() {
+      let path = "spec.content[\(index)]"
+      switch item {
+      case .heading(let text, let level):
+        document.addHeading(text, level: level)
+      case .paragraph(let text):
+        document.addParagraph(text)
+      case .markup(let markup):
+        do {
+          _ = try TextLayout(.markup(markup), style: style.body, width: nil)
+        } catch let error as RenderError {
+          throw ReportSpecError(path: path + ".markup", message: error.description)
+        }
+        document.addParagraph(.markup(markup))
+      case .table(let table):
+        document.addTable(table)
+      case .image(let file, let scale):
+        document.addImage(try Self.loadImage(file, scale: scale, relativeTo: baseDirectory, specPath: path + ".image"))
+      case .pageBreak:
+        document.blocks.append(.pageBreak)
+      }
+    }
+    return document
+  }
+
+  private static func loadImage(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws
+    -> RenderedImage
+  {
+    let resolved = file.hasPrefix("/") ? file : URL(fileURLWithPath: base).appendingPathComponent(file).path
+    guard FileManager.default.fileExists(atPath: resolved) else {
+      throw ReportSpecError(path: specPath, message: "image file not found: \(resolved)")
+    }
+    do {
+      return try RenderedImage(contentsOfPNGFile: resolved, scale: scale)
+    } catch let error as RenderError {
+      throw ReportSpecError(path: specPath, message: "\(resolved): \(error)")
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import AsyncLayer
+import Foundation
+
+/// `layerbench report --spec report.json -o out.pdf|out.svg|out.png`: lays out a JSON report spec
+/// and writes a PDF, an SVG (pages stacked vertically) or one PNG per page.
+struct ReportCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "report",
+    abstract: "Lay out a JSON report spec into pages and write a PDF, an SVG or PNG pages.",
+    discussion: """
+      The output format follows the extension of -o: .pdf (multi-page, text selectable), .svg (one \
+      file, pages stacked top to bottom, glyphs as outlines) or .png (one file per page: out.png \
+      writes out-1.png, out-2.png, …, rendered in parallel). See samples/report.json for the spec format.
+      """)
+
+  /// Page sizes selectable on the command line.
+  enum PageOption: String, ExpressibleByArgument, CaseIterable {
+    case a4, letter
+
+    var size: Size {
+      switch self {
+      case .a4: return .a4
+      case .letter: return .letter
+      }
+    }
+  }
+
+  @Option(name: .long, help: "The JSON report spec.")
+  var spec: String
+
+  @Option(name: [.short, .customLong("output")], help: "The output file: .pdf, .svg or .png.")
+  var output: String
+
+  @Option(name: .long, help: "Page size, overriding the spec's: a4 or letter.")
+  var page: PageOption?
+
+  @Option(name: .long, help: "Device pixels per point for PNG pages.")
+  var scale: Double = 2
+
+  func validate() throws {
+    guard ["pdf", "svg", "png"].contains(outputExtension) else {
+      throw ValidationError("cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
+    }
+    guard scale.isFinite, scale > 0, scale <= 16 else {
+      throw ValidationError("--scale must be a number above 0 and at most 16 (got \(scale))")
+    }
+  }
+
+  private var outputExtension: String { URL(fileURLWithPath: output).pathExtension.lowercased() }
+
+  func run() async throws {
+    let start = ContinuousClock.now
+    let layout: ReportLayout
+    do {
+      let document = try ReportSpec(contentsOfFile: spec).makeDocument(pageSize: page?.size)
+      layout = try ReportLayout(document)
+    } catch let error as ReportSpecError {
+      throw Self.failure("\(spec): \(error)")
+    } catch let error as ReportError {
+      throw Self.failure("\(spec): \(error)")
+    }
+    var written: [String] = []
+    switch outputExtension {
+    case "pdf":
+      try write(layout.pdfData(), to: output)
+      written = [output]
+    case "svg":
+      try write(layout.svgData(), to: output)
+      written = [output]
+    default:
+      let images = try await layout.renderPages(scale: scale)
+      let stem = (output as NSString).deletingPathExtension
+      for (index, image) in images.enumerated() {
+        let path = "\(stem)-\(index + 1).png"
+        try image.writePNG(to: path)
+        written.append(path)
+      }
+    }
+    let elapsed = ContinuousClock.now - start
+    let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+    print("\(layout.pages.count) page(s) → \(written.joined(separator: ", ")) in \(Int(milliseconds.rounded())) ms")
+  }
+
+  private func write(_ data: Data, to path: String) throws {
+    do {
+      try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+      throw RenderError.io(path: path, reason: "cannot write: \((error as NSError).localizedDescription)")
+    }
+  }
+}
+
+extension ReportCommand {
+  /// Prints `message` on standard error and returns the exit status 1 to throw.
+  static func failure(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode.failure
+  }
+}

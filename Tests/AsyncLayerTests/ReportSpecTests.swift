@@ -1,0 +1,119 @@
+import AsyncLayer
+import Foundation
+import Testing
+
+/// The JSON report spec: decoding, errors naming the JSON path at fault, images read from disk.
+@Suite struct ReportSpecTests {
+  static func error(decoding json: String) -> ReportSpecError? {
+    do {
+      _ = try ReportSpec(jsonData: Data(json.utf8))
+      return nil
+    } catch let error as ReportSpecError {
+      return error
+    } catch {
+      Issue.record("unexpected error type: \(error)")
+      return nil
+    }
+  }
+
+  static let table = #"{"table": {"columns": ["A", "B"], "rows": [["1", "2"], ["3", "4"], ["5", "6"], ["7", 8]]}}"#
+
+  @Test(arguments: [
+    (
+      #"{"content": [{"paragraph": "ok"}, \#(table)]}"#,
+      "spec.content[1].table.rows[3][1]: expected a string, found a number"
+    ),
+    (#"{"content": [{"heading": 3}]}"#, "spec.content[0].heading: expected a string, found a number"),
+    (#"{"title": "x"}"#, "spec.content: missing (required)"),
+    (#"{"content": [{"paragrph": "typo"}]}"#, "spec.content[0].paragrph: unknown key"),
+    (#"{"content": [{}]}"#, "spec.content[0]: expected one of heading, paragraph, markup, table, image, pageBreak"),
+    (#"{"content": [{"heading": "a", "paragraph": "b"}]}"#, "spec.content[0]: expected only one of"),
+    (#"{"page": "a5", "content": []}"#, #"spec.page: expected "a4", "letter""#),
+    (#"{"page": {"width": 300, "height": -1}, "content": []}"#, "spec.page.height: expected a size in points"),
+    (#"{"margins": {"top": "1"}, "content": []}"#, "spec.margins.top: expected a number, found a string"),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "widths": [1, 2], "rows": []}}]}"#,
+      "spec.content[0].table.widths: expected 1 widths, one per column (got 2)"
+    ),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "rows": [["1"], ["2", "3"]]}}]}"#,
+      "spec.content[0].table.rows[1]: 2 cells, but the table has 1 columns"
+    ),
+    (#"{"content": [{"image": "x.png", "scale": 0}]}"#, "spec.content[0].scale: expected a positive number"),
+    (#"{"content": [{"heading": "x", "level": 9}]}"#, "spec.content[0].level: expected a level from 1 to 6"),
+    (#"{"content": [{"pageBreak": false}]}"#, "spec.content[0].pageBreak: expected true"),
+    (#"{"content": [{"paragraph": null}]}"#, "spec.content[0].paragraph: expected a string, found null"),
+    (#"{"content": ["#, "spec: not valid JSON: Unexpected end of file"),
+    ("{\n  \"content\": [1 2]\n}", "spec: not valid JSON: Invalid value at line 2, column 17"),
+    (#"{"content": {}}"#, "spec.content: expected an array, found an object"),
+  ])
+  func badSpecNamesTheJSONPath(json: String, expected: String) {
+    let error = Self.error(decoding: json)
+    #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
+  }
+
+  @Test func missingImageFileIsNamedWithItsPath() throws {
+    let spec = try ReportSpec(
+      jsonData: Data(#"{"content": [{"paragraph": "a"}, {"image": "nope/chart.png"}]}"#.utf8),
+      baseDirectory: "/tmp/report-spec-base")
+    #expect(
+      throws: ReportSpecError(
+        path: "spec.content[1].image",
+        message: "image file not found: /tmp/report-spec-base/nope/chart.png")
+    ) {
+      try spec.makeDocument()
+    }
+  }
+
+  @Test func undecodableImageAndBadMarkupNameTheItem() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-png-\(UUID().uuidString).png")
+    try Data("hello".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let spec = try ReportSpec(jsonData: Data(#"{"content": [{"image": "\#(file.path)"}]}"#.utf8))
+    let imageError = #expect(throws: ReportSpecError.self) { try spec.makeDocument() }
+    #expect(imageError?.path == "spec.content[0].image")
+    #expect(imageError?.message.contains(file.path) == true)
+
+    let markup = try ReportSpec(jsonData: Data(#"{"content": [{"markup": "<b>open"}]}"#.utf8))
+    let markupError = #expect(throws: ReportSpecError.self) { try markup.makeDocument() }
+    #expect(markupError?.path == "spec.content[0].markup")
+    #expect(markupError?.message.hasPrefix("invalid markup") == true)
+  }
+
+  @Test func validSpecBuildsTheDocument() throws {
+    let json = #"""
+      {"title": "T", "page": {"width": 400, "height": 500}, "margins": 20, "fontSize": 9, "pageNumbers": false,
+       "content": [{"heading": "H", "level": 2}, {"paragraph": "P"}, {"markup": "<i>M</i>"},
+                   {"table": {"columns": ["A", "B"], "widths": [2, 1], "rows": [["1"]]}}, {"pageBreak": true}]}
+      """#
+    let document = try ReportSpec(jsonData: Data(json.utf8)).makeDocument()
+    #expect(document.title == "T")
+    #expect(document.pageSize == Size(width: 400, height: 500))
+    #expect(document.margins == EdgeInsets(all: 20))
+    #expect(document.style.body.fontSize == 9)
+    #expect(!document.showsPageNumbers)
+    #expect(
+      document.blocks == [
+        .heading("H", level: 2), .paragraph(.plain("P")), .paragraph(.markup("<i>M</i>")),
+        .table(ReportTable(columns: ["A", "B"], widths: [2, 1], rows: [["1"]])), .pageBreak,
+      ])
+    let letter = try ReportSpec(jsonData: Data(json.utf8)).makeDocument(pageSize: .letter)
+    #expect(letter.pageSize == .letter)
+  }
+
+  /// The sample in `samples/report.json` (used by the README) lays out and prints to PDF.
+  @Test func sampleSpecRendersToAMultiPagePDF() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let spec = try ReportSpec(contentsOfFile: root.appendingPathComponent("samples/report.json").path)
+    let layout = try ReportLayout(try spec.makeDocument())
+    #expect(layout.pages.count >= 2)
+    #expect(layout.pages[0].elements.contains { if case .image = $0 { return true } else { return false } })
+    let pdf = try Poppler.temporaryFile(layout.pdfData(), extension: "pdf")
+    defer { try? FileManager.default.removeItem(atPath: pdf) }
+    #expect(try Poppler.pageCount(pdf) == layout.pages.count)
+    let text = try Poppler.run("pdftotext", [pdf, "-"])
+    #expect(text.contains("Quarterly sales report"))
+    #expect(text.contains("Highlands"))
+  }
+}
