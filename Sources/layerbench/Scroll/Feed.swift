@@ -1,0 +1,84 @@
+import AsyncLayer
+import Foundation
+
+/// The 1000-row feed the scroll benchmark shows: a title and a wrapped body of varying length per
+/// row, and an image on every fifth row.
+struct Feed: Sendable {
+  struct Row: Sendable {
+    let index: Int
+    let title: String
+    let body: String
+    let imageIndex: Int?
+    let height: Double
+    let y: Double
+  }
+
+  static let width = 375.0
+  static let padding = 12.0
+  static let imageHeight = 120.0
+  static let titleStyle = TextStyle(fontFamily: "Sans", fontSize: 15, weight: .bold, maxLines: 1)
+  static let bodyStyle = TextStyle(fontFamily: "Sans", fontSize: 13, color: Color(red: 0.25, green: 0.25, blue: 0.25))
+
+  let rows: [Row]
+  let contentHeight: Double
+
+  init(rowCount: Int, imageCount: Int) throws {
+    let words = [
+      "layers", "draw", "off", "the", "main", "thread", "while", "lists", "scroll", "fast", "and", "every", "cell",
+      "shows", "text", "with", "images", "cancelled", "when", "it", "leaves", "screen", "before", "commit", "loop",
+    ]
+    var rows: [Row] = []
+    var y = 0.0
+    let textWidth = Self.width - 2 * Self.padding
+    for index in 0..<rowCount {
+      // A deterministic spread of body lengths: 8 to ~70 words.
+      let wordCount = 8 + (index * 37 % 61)
+      let body = (0..<wordCount).map { words[($0 * 11 + index * 3) % words.count] }.joined(separator: " ") + "."
+      let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
+      let imageIndex = index % 5 == 0 ? (index / 5) % max(imageCount, 1) : nil
+      let titleHeight = try TextMeasurer.shared.size(of: .plain(title), style: Self.titleStyle, width: textWidth, scale: 2).height
+      let bodyHeight = try TextMeasurer.shared.size(of: .plain(body), style: Self.bodyStyle, width: textWidth, scale: 2).height
+      var height = Self.padding + titleHeight + 4 + bodyHeight + Self.padding
+      if imageIndex != nil { height += Self.imageHeight + 8 }
+      height = height.rounded(.up)
+      rows.append(Row(index: index, title: title, body: body, imageIndex: imageIndex, height: height, y: y))
+      y += height
+    }
+    self.rows = rows
+    contentHeight = y
+  }
+
+  /// Rows that intersect `[top, top + height)`.
+  func visibleRange(top: Double, height: Double) -> Range<Int> {
+    guard !rows.isEmpty else { return 0..<0 }
+    var low = 0
+    var high = rows.count - 1
+    while low < high {  // first row whose bottom is below `top`
+      let mid = (low + high) / 2
+      if rows[mid].y + rows[mid].height <= top { low = mid + 1 } else { high = mid }
+    }
+    var end = low
+    while end < rows.count && rows[end].y < top + height { end += 1 }
+    return low..<end
+  }
+
+  /// Generates the local image set: PNG files of gradients and shapes, 480×240 px.
+  static func writeImages(count: Int, to directory: URL) throws -> [String] {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return try (0..<count).map { index in
+      let hue = Double(index) / Double(max(count, 1))
+      let image = try ImageRenderer(size: Size(width: 240, height: 120), scale: 2).render { context in
+        for band in 0..<12 {
+          let t = Double(band) / 12
+          context.fill(
+            Rect(x: Double(band) * 20, y: 0, width: 20, height: 120),
+            color: Color(red: 0.3 + 0.6 * hue, green: 0.3 + 0.5 * t, blue: 0.9 - 0.6 * hue))
+        }
+        context.fill(roundedRect: Rect(x: 70, y: 25, width: 100, height: 70), cornerRadius: 16, color: .white.withAlpha(0.7))
+      }
+      let path = directory.appendingPathComponent("image-\(index).png").path
+      try image.writePNG(to: path)
+      return path
+    }
+  }
+}
