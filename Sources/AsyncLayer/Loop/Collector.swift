@@ -68,12 +68,9 @@ public final class Collector {
 }
 
 extension MainLoop {
-  /// The loop's collector, created on first use. Call on the loop's thread.
+  /// The loop's collector. Call on the loop's thread.
   public var collector: Collector {
     preconditionInLoop()
-    if let collector = confined.collector { return collector }
-    let collector = Collector(loop: self)
-    confined.collector = collector
-    return collector
+    return confined.collector!
   }
 }

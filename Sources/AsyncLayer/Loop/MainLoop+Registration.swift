@@ -41,8 +41,9 @@ extension MainLoop {
   public func addFrameTimer(
     rate: Double = 60, modes: LoopModes = .common, _ action: @escaping (Duration) -> Void
   ) throws(LoopError) -> LoopTimer {
-    guard rate.isFinite, rate > 0 else { throw .invalidInterval(.seconds(rate.isFinite ? 1 / rate : 0)) }
-    let interval = Duration.nanoseconds(Int64((1e9 / rate).rounded()))
+    let nanoseconds = (1e9 / rate).rounded()
+    guard rate.isFinite, rate > 0, nanoseconds >= 1, nanoseconds < 1e15 else { throw .invalidInterval(.zero) }
+    let interval = Duration.nanoseconds(Int64(nanoseconds))
     return try addTimer(after: interval, repeating: interval, modes: modes, action)
   }
 

@@ -50,6 +50,8 @@ public final class MainLoop: Sendable {
   public init(clock: Clock = .realTime) {
     self.clock = clock
     self.ownerThread = currentThreadID()
+    // Created now so that its observer is in place before any other code registers or runs.
+    confined.collector = Collector(loop: self)
   }
 
   // MARK: Thread confinement
