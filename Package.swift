@@ -35,6 +35,7 @@ let package = Package(
       dependencies: [
         "AsyncLayer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
       ]
     ),
     .testTarget(

@@ -95,15 +95,16 @@ extension AsyncLayer {
     let pollHook = cancellationPollHook
     let loop = loop
     let owner = LoopBound(WeakLayer(self), loop: loop)
+    let cancellable = cancelsInFlightDraws
     let ticket = pool.enqueue {
-      guard counter.current == generation else {
+      guard !cancellable || counter.current == generation else {
         recorder.record(.cancelledBeforeStart)
         loop.perform { owner.value.layer?.endDraw(generation: generation, outcome: .cancelled) }
         return
       }
       let isCancelled: () -> Bool = {
         pollHook?()
-        return counter.current != generation
+        return cancellable && counter.current != generation
       }
       let start = ThreadCPUClock.now()
       let outcome: DrawOutcome
@@ -125,7 +126,7 @@ extension AsyncLayer {
 
   /// Takes a draw that has not started off its queue, and reports it as cancelled.
   func cancelQueuedDraw() {
-    guard let draw = inFlight else { return }
+    guard cancelsInFlightDraws, let draw = inFlight else { return }
     // A running draw stops by itself at its next check and reports on the loop.
     guard draw.ticket.cancel() else { return }
     inFlight = nil

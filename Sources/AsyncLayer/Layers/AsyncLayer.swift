@@ -81,6 +81,12 @@ open class AsyncLayer {
   /// What ``contents`` shows while a new asynchronous draw is pending.
   public var staleContentsPolicy = StaleContentsPolicy.keep
 
+  /// Whether a redisplay cancels the draw in flight (true, the default): a queued draw leaves its
+  /// queue and a running one stops at its next check. False lets every started draw run to its end
+  /// and only discards it at the commit — how layers without a cancellable draw status behave,
+  /// kept to measure what cancellation saves (`layerbench scroll --modes async-nocancel`).
+  public var cancelsInFlightDraws = true
+
   /// Called on the loop when a display starts, before the drawing state is captured.
   public var onWillDisplay: ((AsyncLayer) -> Void)?
 

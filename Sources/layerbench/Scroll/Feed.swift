@@ -31,8 +31,8 @@ struct Feed: Sendable {
     var y = 0.0
     let textWidth = Self.width - 2 * Self.padding
     for index in 0..<rowCount {
-      // A deterministic spread of body lengths: 8 to ~70 words.
-      let wordCount = 8 + (index * 37 % 61)
+      // A deterministic spread of body lengths: 12 to 170 words (2 to ~20 lines).
+      let wordCount = 12 + (index * 37 % 159)
       let body = (0..<wordCount).map { words[($0 * 11 + index * 3) % words.count] }.joined(separator: " ") + "."
       let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
       let imageIndex = index % 5 == 0 ? (index / 5) % max(imageCount, 1) : nil
@@ -62,19 +62,19 @@ struct Feed: Sendable {
     return low..<end
   }
 
-  /// Generates the local image set: PNG files of gradients and shapes, 480×240 px.
+  /// Generates the local image set: PNG files of gradients and shapes, 750×375 px.
   static func writeImages(count: Int, to directory: URL) throws -> [String] {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return try (0..<count).map { index in
       let hue = Double(index) / Double(max(count, 1))
-      let image = try ImageRenderer(size: Size(width: 240, height: 120), scale: 2).render { context in
-        for band in 0..<12 {
-          let t = Double(band) / 12
+      let image = try ImageRenderer(size: Size(width: 375, height: 187.5), scale: 2).render { context in
+        for band in 0..<15 {
+          let t = Double(band) / 15
           context.fill(
-            Rect(x: Double(band) * 20, y: 0, width: 20, height: 120),
+            Rect(x: Double(band) * 25, y: 0, width: 25, height: 187.5),
             color: Color(red: 0.3 + 0.6 * hue, green: 0.3 + 0.5 * t, blue: 0.9 - 0.6 * hue))
         }
-        context.fill(roundedRect: Rect(x: 70, y: 25, width: 100, height: 70), cornerRadius: 16, color: .white.withAlpha(0.7))
+        context.fill(roundedRect: Rect(x: 120, y: 50, width: 135, height: 90), cornerRadius: 16, color: .white.withAlpha(0.7))
       }
       let path = directory.appendingPathComponent("image-\(index).png").path
       try image.writePNG(to: path)

@@ -1,4 +1,4 @@
-/// A scripted scroll: flings that decelerate like a list view's (velocity × 0.998 per millisecond),
+/// A scripted scroll: flings that decelerate like a list view's (velocity × 0.997 per millisecond),
 /// each followed by a rest, evaluated by time so a slow loop sees the same motion as a fast one.
 struct FlingScript: Sendable {
   struct Fling: Sendable {
@@ -8,18 +8,20 @@ struct FlingScript: Sendable {
     let rest: Duration
   }
 
-  /// Deceleration per millisecond (UIScrollView's normal rate).
-  static let decelerationPerMillisecond = 0.998
+  /// Deceleration per millisecond (between UIScrollView's normal 0.998 and fast 0.99 rates).
+  static let decelerationPerMillisecond = 0.997
   /// Below this speed (points per second) a fling has stopped.
-  static let stopSpeed = 15.0
+  static let stopSpeed = 60.0
 
+  /// Six flings of 8 000 to 18 000 points per second — a thumb flicking through a feed — each
+  /// followed by a short rest.
   static let standard = FlingScript(flings: [
-    Fling(velocity: 6000, rest: .milliseconds(600)),
-    Fling(velocity: 9000, rest: .milliseconds(500)),
-    Fling(velocity: -4000, rest: .milliseconds(500)),
-    Fling(velocity: 12000, rest: .milliseconds(600)),
-    Fling(velocity: 7000, rest: .milliseconds(500)),
-    Fling(velocity: -8000, rest: .milliseconds(600)),
+    Fling(velocity: 8000, rest: .milliseconds(400)),
+    Fling(velocity: 14000, rest: .milliseconds(400)),
+    Fling(velocity: -6000, rest: .milliseconds(400)),
+    Fling(velocity: 18000, rest: .milliseconds(400)),
+    Fling(velocity: 10000, rest: .milliseconds(400)),
+    Fling(velocity: -12000, rest: .milliseconds(400)),
   ])
 
   let flings: [Fling]

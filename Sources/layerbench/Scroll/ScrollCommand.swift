@@ -1,0 +1,139 @@
+import ArgumentParser
+import AsyncLayer
+import Foundation
+import Synchronization
+
+/// `layerbench scroll`: a 1000-row feed flung through a 60 Hz loop, per drawing mode.
+struct ScrollCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "scroll",
+    abstract: "Scroll a 1000-row feed with scripted flings at 60 Hz and compare drawing modes.",
+    discussion: """
+      Modes: sync (draw on the loop), async-nocancel (draw on the pool, never cancel), async (cancel the \
+      draw in flight on reuse), async-priority (cancel, plus draws started by distance to the viewport). \
+      A turn over 16.7 ms is a dropped frame; a stale frame shows a visible cell with another row's content \
+      or none; settle is the time from the end of a fling until every visible cell shows its final content; \
+      wasted CPU is draw CPU spent on content never shown.
+      """
+  )
+
+  @Option(help: "Comma-separated modes to run.")
+  var modes = ScrollMode.allCases.map(\.rawValue).joined(separator: ",")
+
+  @Option(help: "Rows in the feed.")
+  var rows = 1000
+
+  @Option(help: "Images in the generated local set (every fifth row has one; rows share them round-robin).")
+  var images = 200
+
+  @Option(help: "Device pixels per point of the cells (3 as on a 3× phone).")
+  var scale: Double = 3
+
+  @Option(help: "Write one JSON object per mode to this file.")
+  var json: String?
+
+  @Option(help: "Draw loop turn times over the run, per mode, into this PNG.")
+  var chart: String?
+
+  func validate() throws {
+    guard rows >= 20 else { throw ValidationError("--rows must be at least 20") }
+    guard images >= 1 else { throw ValidationError("--images must be at least 1") }
+    guard scale.isFinite, scale > 0, scale <= 4 else { throw ValidationError("--scale must be in (0, 4]") }
+    for mode in modes.split(separator: ",") where ScrollMode(rawValue: String(mode)) == nil {
+      throw ValidationError(
+        "unknown mode '\(mode)'; choose from \(ScrollMode.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+  }
+
+  func run() async throws {
+    let selected = modes.split(separator: ",").compactMap { ScrollMode(rawValue: String($0)) }
+    let feed = try Feed(rowCount: rows, imageCount: images)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let imagePaths = try Feed.writeImages(count: images, to: directory)
+    var script = FlingScript.standard
+    script.prepare(maximumOffset: feed.contentHeight - ScrollSimulation.viewportHeight)
+
+    var results: [ScrollSimulation.Result] = []
+    for (index, mode) in selected.enumerated() {
+      Terminal.progress(index, of: selected.count, label: "scroll modes")
+      results.append(try runMode(mode, feed: feed, script: script, imagePaths: imagePaths))
+    }
+    Terminal.progress(selected.count, of: selected.count, label: "scroll modes")
+
+    print("\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
+      + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
+    var table = TextTable(headers: [
+      "mode", "frames", "dropped", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
+    ])
+    for r in results {
+      table.add([
+        r.mode, "\(r.frames)", "\(r.droppedFrames)", f(r.p50Ms, 2), f(r.p99Ms, 2), f(r.maxMs, 1), "\(r.staleFrames)",
+        f(r.settleMs, 1), f(r.wastedCpuPercent, 1),
+      ])
+    }
+    print(table.render())
+    print()
+    var draws = TextTable(headers: [
+      "mode", "requested", "coalesced", "cancelled before start", "cancelled mid-draw", "discarded at commit",
+      "committed", "CPU ms committed", "CPU ms cancelled", "CPU ms discarded", "image loads", "loads shed",
+    ])
+    for r in results {
+      draws.add([
+        r.mode, "\(r.requested)", "\(r.coalesced)", "\(r.cancelledBeforeStart)", "\(r.cancelledMidDraw)",
+        "\(r.discardedAtCommit)", "\(r.committed)", f(r.cpuCommittedMs, 1), f(r.cpuCancelledMidDrawMs, 1),
+        f(r.cpuDiscardedMs, 1), "\(r.imageLoads)", "\(r.imageLoadsShed)",
+      ])
+    }
+    print(draws.render())
+    if let json { try writeJSON(results, to: json) }
+    if let chart {
+      try LineChart(
+        title: "Frame intervals over the run (ms)", xLabels: nil,
+        series: results.map { ($0.mode, $0.frameTimesMs) }, threshold: ("16.7 ms", 1000 / 60.0)
+      ).render().writePNG(to: chart)
+      print("\nwrote \(chart)")
+    }
+  }
+
+  private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+
+  private func runMode(_ mode: ScrollMode, feed: Feed, script: FlingScript, imagePaths: [String]) throws
+    -> ScrollSimulation.Result
+  {
+    let outcome = Mutex<ScrollSimulation.Result?>(nil)
+    let failure = Mutex<String?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let recorder = LoopTurnRecorder()
+    let loop = MainLoop.startOnNewThread(name: "layerbench.scroll") { loop in
+      recorder.attach(to: loop)
+      let simulation = ScrollSimulation(
+        loop: loop, feed: feed, script: script, mode: mode, imagePaths: imagePaths, scale: scale, recorder: recorder
+      ) { result in
+        outcome.withLock { $0 = result }
+        done.signal()
+      }
+      do {
+        try simulation.start(on: loop)
+        SimulationKeeper.keep(simulation, on: loop)
+      } catch {
+        failure.withLock { $0 = "\(error)" }
+        done.signal()
+      }
+    }
+    done.wait()
+    loop.stop()
+    if let message = failure.withLock({ $0 }) { throw ValidationErrorMessage(message) }
+    return outcome.withLock { $0! }
+  }
+}
+
+/// Holds each simulation for the life of the process: the loop's observers hold it only weakly,
+/// and the command runs a handful of them.
+enum SimulationKeeper {
+  private static let kept = Mutex<[ObjectIdentifier: LoopBound<ScrollSimulation>]>([:])
+
+  static func keep(_ simulation: ScrollSimulation, on loop: MainLoop) {
+    kept.withLock { $0[ObjectIdentifier(simulation)] = LoopBound(simulation, loop: loop) }
+  }
+}
