@@ -168,7 +168,32 @@ struct IdleTaskQueueTests {
     #expect(commonFires.load(ordering: .relaxed) == 5)
     try loop.advance(by: .milliseconds(10), in: .default)
     #expect(defaultFires.load(ordering: .relaxed) >= 1)
+    #expect(commonTimer.fireCount == commonFires.load(ordering: .relaxed))
+    #expect(defaultTimer.fireCount == defaultFires.load(ordering: .relaxed))
     defaultTimer.invalidate()
     commonTimer.invalidate()
+    try loop.advance(by: .milliseconds(50))
+    #expect(commonTimer.fireCount == commonFires.load(ordering: .relaxed))  // readable after invalidation
+    #expect(!commonTimer.isValid)
+  }
+
+  @Test("dropping loop timer handles in any state is safe; the loop keeps or drops the timer as asked")
+  func loopTimerTeardown() throws {
+    let loop = MainLoop(clock: .manual)
+    let fires = Atomic(0)
+    do {
+      _ = try loop.scheduleTimer(after: .milliseconds(5), repeating: .milliseconds(5), modes: .common, tolerance: .milliseconds(1)) {
+        fires.add(1, ordering: .relaxed)
+      }
+      let oneShot = try loop.scheduleTimer(after: .milliseconds(1)) {}
+      try loop.advance(by: .milliseconds(2))
+      #expect(!oneShot.isValid)  // fired, then dropped
+      #expect(oneShot.fireCount == 1)
+      let invalidated = try loop.scheduleTimer(after: .milliseconds(1)) {}
+      invalidated.invalidate()
+    }
+    // The repeating timer's handle is gone; the timer itself keeps firing until invalidated.
+    try loop.advance(by: .milliseconds(20))
+    #expect(fires.load(ordering: .relaxed) == 4)
   }
 }

@@ -26,13 +26,17 @@ extension MainLoop {
   }
 
   /// Runs `action` once `delay` from now, and then every `interval` if one is given, while the
-  /// loop runs in one of `modes`. A due timer waits while the loop runs in another mode.
+  /// loop runs in one of `modes`. A due timer waits while the loop runs in another mode: a
+  /// default-mode timer does not fire while the loop is tracking, a common-mode one does.
+  ///
+  /// `tolerance` lets the loop fire the timer up to that much late so that it can wake once for
+  /// several timers; it never fires early.
   @discardableResult
   public func scheduleTimer(
     after delay: Duration, repeating interval: Duration? = nil, modes: LoopModes = .default,
-    _ action: @escaping () -> Void
+    tolerance: Duration = .zero, _ action: @escaping () -> Void
   ) throws(LoopError) -> LoopTimer {
-    try addTimer(after: delay, repeating: interval, modes: modes) { _ in action() }
+    try addTimer(after: delay, repeating: interval, modes: modes, tolerance: tolerance) { _ in action() }
   }
 
   /// A repeating timer at `rate` per second (60 by default) that receives the loop time of each
@@ -48,14 +52,16 @@ extension MainLoop {
   }
 
   private func addTimer(
-    after delay: Duration, repeating interval: Duration?, modes: LoopModes, _ action: @escaping (Duration) -> Void
+    after delay: Duration, repeating interval: Duration?, modes: LoopModes, tolerance: Duration = .zero,
+    _ action: @escaping (Duration) -> Void
   ) throws(LoopError) -> LoopTimer {
     preconditionInLoop()
     if let interval, interval <= .zero { throw .invalidInterval(interval) }
-    let entry = TimerEntry(id: confined.makeID(), interval: interval, modes: modes, action: action)
+    let entry = TimerEntry(
+      id: confined.makeID(), interval: interval, modes: modes, tolerance: max(.zero, tolerance), action: action)
     confined.timers[entry.id] = entry
     schedule(entry, at: now + max(.zero, delay))
-    return LoopTimer(loop: self, id: entry.id)
+    return LoopTimer(loop: self, id: entry.id, entry: entry)
   }
 
   /// Registers a source: any thread may ``LoopSource/signal()`` it, and the loop then calls
@@ -92,10 +98,15 @@ public final class LoopObserver: Sendable {
 public final class LoopTimer: Sendable {
   let loop: MainLoop
   let id: Int
+  /// The timer's record, kept past invalidation so its fire count stays readable; it is only
+  /// touched on the loop's thread.
+  private let bound: LoopBound<TimerEntry>
+  private var entry: TimerEntry { bound.value }
 
-  init(loop: MainLoop, id: Int) {
+  init(loop: MainLoop, id: Int, entry: TimerEntry) {
     self.loop = loop
     self.id = id
+    self.bound = LoopBound(entry, loop: loop)
   }
 
   /// True until the timer has fired (one-shot) or been invalidated. Call on the loop's thread.
@@ -103,6 +114,15 @@ public final class LoopTimer: Sendable {
     loop.preconditionInLoop()
     return loop.confined.timers[id] != nil
   }
+
+  /// How many times the timer has fired. Call on the loop's thread.
+  public var fireCount: Int {
+    loop.preconditionInLoop()
+    return entry.fireCount
+  }
+
+  /// How late the loop may fire the timer to coalesce wake-ups.
+  public var tolerance: Duration { entry.tolerance }
 
   /// Cancels the timer; its stale heap entry is skipped when it reaches the top.
   public func invalidate() {

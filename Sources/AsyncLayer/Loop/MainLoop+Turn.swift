@@ -77,7 +77,7 @@ extension MainLoop {
 
   private func sleepDeadline(in mode: LoopMode, safetyDeadline: DispatchTime?) -> DispatchTime? {
     var deadline = safetyDeadline
-    if clock == .realTime, let next = nextTimerDeadline(in: mode) {
+    if clock == .realTime, let next = latestTimerWake(in: mode) {
       let wait = max(.zero, next - now)
       let timerDeadline = DispatchTime.now() + .nanoseconds(Int(clamping: wait.nanoseconds))
       deadline = deadline.map { min($0, timerDeadline) } ?? timerDeadline
@@ -106,6 +106,7 @@ extension MainLoop {
       } else {
         confined.timers[key.id] = nil
       }
+      timer.fireCount += 1
       timer.action(now)
     }
     for key in skipped { confined.timerQueue.insert(key) }
@@ -114,6 +115,18 @@ extension MainLoop {
   func schedule(_ timer: TimerEntry, at deadline: Duration) {
     timer.sequence = confined.makeID()
     confined.timerQueue.insert(TimerKey(deadline: deadline, sequence: timer.sequence, id: timer.id))
+  }
+
+  /// When the loop must wake for its timers at the latest: the earliest `deadline + tolerance`.
+  /// Timers whose deadlines have passed by then fire in the same turn, so a tolerance lets the
+  /// loop coalesce wake-ups (as `CFRunLoopTimerSetTolerance` does).
+  func latestTimerWake(in mode: LoopMode) -> Duration? {
+    confined.timerQueue.unordered.compactMap { key -> Duration? in
+      guard let timer = confined.timers[key.id], timer.sequence == key.sequence, timer.modes.contains(mode) else {
+        return nil
+      }
+      return key.deadline + timer.tolerance
+    }.min()
   }
 
   /// The earliest deadline of a live timer that runs in `mode`.
@@ -142,13 +155,19 @@ final class TimerEntry {
   let id: Int
   let interval: Duration?
   let modes: LoopModes
+  let tolerance: Duration
   let action: (Duration) -> Void
   var sequence = 0
+  var fireCount = 0
 
-  init(id: Int, interval: Duration?, modes: LoopModes, action: @escaping (Duration) -> Void) {
+  init(
+    id: Int, interval: Duration?, modes: LoopModes, tolerance: Duration = .zero,
+    action: @escaping (Duration) -> Void
+  ) {
     self.id = id
     self.interval = interval
     self.modes = modes
+    self.tolerance = tolerance
     self.action = action
   }
 }

@@ -17,20 +17,31 @@ final class FeedCellLayer: AsyncLayer {
   private(set) var shown: Shown?
   /// What the draw in flight (the latest started) will show when it commits.
   private var drawing: Shown?
+  /// An image arrived while a draw of the same row was in flight: redraw after it commits rather
+  /// than throw the nearly finished draw away.
+  private var redrawAfterCommit = false
+  /// How the cell asks for a display: at once, or through the benchmark's priority scheduler.
+  var requestDisplay: (FeedCellLayer) -> Void = { $0.setNeedsDisplay() }
 
   /// Binds the cell to a row (a reused cell gets a new one); `display` says whether to request a
   /// display now or leave it to a scheduler.
-  func bind(_ row: Feed.Row, image: RenderedImage?, display: Bool) {
+  func bind(_ row: Feed.Row, image: RenderedImage?) {
     self.row = row
     self.image = image
+    redrawAfterCommit = false
     size = Size(width: Feed.width, height: row.height)
-    if display { setNeedsDisplay() } else { cancelDisplay() }
+    cancelDisplay()  // the old row's draw is worthless now
+    requestDisplay(self)
   }
 
   /// Hands the cell its row's image after a load.
-  func setImage(_ image: RenderedImage, display: Bool) {
+  func setImage(_ image: RenderedImage) {
     self.image = image
-    if display { setNeedsDisplay() }
+    if isDisplayPending {
+      redrawAfterCommit = true
+    } else {
+      requestDisplay(self)
+    }
   }
 
   /// True when the contents show the bound row with everything it has.
@@ -78,5 +89,9 @@ final class FeedCellLayer: AsyncLayer {
   override func didDisplay(finished: Bool) {
     super.didDisplay(finished: finished)
     if finished { shown = drawing }
+    if redrawAfterCommit && !isDisplayPending {
+      redrawAfterCommit = false
+      requestDisplay(self)
+    }
   }
 }

@@ -133,10 +133,8 @@ final class ScrollSimulation {
       let row = feed.rows[index]
       let cell = reusable.popLast() ?? makeCell()
       let image = row.imageIndex.flatMap { imageCache[$0] }
-      let deferred = mode == .asyncPriority
-      cell.bind(row, image: image, display: !deferred)
-      if deferred { pendingDisplay.insert(ObjectIdentifier(cell)) }
       visible[index] = cell
+      cell.bind(row, image: image)
       if let imageIndex = row.imageIndex, image == nil { requestImage(imageIndex) }
     }
   }
@@ -148,6 +146,9 @@ final class ScrollSimulation {
     cell.backgroundColor = .white
     cell.displaysAsynchronously = mode != .sync
     cell.cancelsInFlightDraws = mode != .asyncNoCancel
+    if mode == .asyncPriority {
+      cell.requestDisplay = { [weak self] cell in self?.pendingDisplay.insert(ObjectIdentifier(cell)) }
+    }
     return cell
   }
 
@@ -157,7 +158,7 @@ final class ScrollSimulation {
     var inFlight = visible.values.filter(\.isDisplayPending).count
     guard inFlight < limit, !pendingDisplay.isEmpty else { return }
     let center = currentOffset + Self.viewportHeight / 2
-    let candidates = visible.values.filter { pendingDisplay.contains(ObjectIdentifier($0)) }
+    let candidates = visible.values.filter { pendingDisplay.contains(ObjectIdentifier($0)) && !$0.isDisplayPending }
       .sorted { distance($0, center) < distance($1, center) }
     for cell in candidates where inFlight < limit {
       pendingDisplay.remove(ObjectIdentifier(cell))
@@ -212,9 +213,7 @@ final class ScrollSimulation {
     imageCache[imageIndex] = image
     if imageCache.count > imageCacheLimit { imageCache.removeFirst() }
     for cell in visible.values where cell.row?.imageIndex == imageIndex && cell.image == nil {
-      let deferred = mode == .asyncPriority
-      cell.setImage(image, display: !deferred)
-      if deferred { pendingDisplay.insert(ObjectIdentifier(cell)) }
+      cell.setImage(image)
     }
   }
 
