@@ -7,10 +7,13 @@
  * PangoThreadState) and one PangoContext set up exactly as PangoThreadState.context(scale:).
  *
  *   pango_reference --tiles N [--threads K] [--png cairo] [--out tile.png] [--text "..."]
+ *                   [--stage full|layout|surface]
  *
  * Each of the K threads renders N tiles (after one untimed warm-up tile); prints tiles/s over all
  * threads. `--png cairo` also encodes every tile with cairo_surface_write_to_png_stream into memory.
  * `--out` writes the last tile of thread 0 as PNG, to compare pixels with the Swift side.
+ * `--stage` isolates part of the work to find what does not scale across threads: `layout` only
+ * lays the text out (no surface, no drawing), `surface` only creates and clears the surface.
  */
 #include <pango/pangocairo.h>
 #include <pthread.h>
@@ -28,11 +31,14 @@
 static const char *default_text =
     "The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast.";
 
+typedef enum { STAGE_FULL, STAGE_LAYOUT, STAGE_SURFACE } stage_t;
+
 typedef struct {
   const char *text;
   long tiles;
   int encode_png;
   const char *out_path;
+  stage_t stage;
   pthread_barrier_t *start;
   size_t png_bytes;
 } worker_args;
@@ -59,8 +65,25 @@ static PangoContext *make_context(PangoFontMap *font_map) {
   return context;
 }
 
+static PangoLayout *make_layout(PangoContext *context, const PangoFontDescription *font, const char *text) {
+  PangoLayout *layout = pango_layout_new(context);
+  pango_layout_set_text(layout, text, -1);
+  pango_layout_set_font_description(layout, font);
+  pango_layout_set_width(layout, (int)((TILE_WIDTH_PT - 2 * PADDING_PT) * PANGO_SCALE));
+  pango_layout_set_wrap(layout, PANGO_WRAP_WORD);
+  return layout;
+}
+
 /* One tile: what TextTile.render() does for a plain text with a background. */
-static cairo_surface_t *render_tile(PangoContext *context, const PangoFontDescription *font, const char *text) {
+static cairo_surface_t *render_tile(PangoContext *context, const PangoFontDescription *font, const char *text,
+                                    stage_t stage) {
+  if (stage == STAGE_LAYOUT) {
+    PangoLayout *layout = make_layout(context, font, text);
+    PangoRectangle logical;
+    pango_layout_get_extents(layout, NULL, &logical);
+    g_object_unref(layout);
+    return NULL;
+  }
   int width_px = (int)(TILE_WIDTH_PT * SCALE), height_px = (int)(TILE_HEIGHT_PT * SCALE);
   cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width_px, height_px);
   cairo_t *cr = cairo_create(surface);
@@ -70,13 +93,13 @@ static cairo_surface_t *render_tile(PangoContext *context, const PangoFontDescri
   cairo_set_source_rgba(cr, 1, 1, 1, 1);
   cairo_paint(cr);
   cairo_restore(cr);
+  if (stage == STAGE_SURFACE) {
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    return surface;
+  }
 
-  PangoLayout *layout = pango_layout_new(context);
-  pango_layout_set_text(layout, text, -1);
-  pango_layout_set_font_description(layout, font);
-  pango_layout_set_width(layout, (int)((TILE_WIDTH_PT - 2 * PADDING_PT) * PANGO_SCALE));
-  pango_layout_set_wrap(layout, PANGO_WRAP_WORD);
-
+  PangoLayout *layout = make_layout(context, font, text);
   cairo_set_source_rgba(cr, 0, 0, 0, 1);
   cairo_move_to(cr, PADDING_PT, PADDING_PT);
   pango_cairo_show_layout(cr, layout);
@@ -92,11 +115,13 @@ static void *worker(void *opaque) {
   PangoContext *context = make_context(font_map);
   PangoFontDescription *font = pango_font_description_from_string(FONT);
 
-  cairo_surface_destroy(render_tile(context, font, args->text)); /* warm-up: font loading, glyph cache */
+  cairo_surface_t *warm_up = render_tile(context, font, args->text, STAGE_FULL); /* font loading, glyph cache */
+  cairo_surface_destroy(warm_up);
   if (args->start) pthread_barrier_wait(args->start);
 
   for (long i = 0; i < args->tiles; i++) {
-    cairo_surface_t *surface = render_tile(context, font, args->text);
+    cairo_surface_t *surface = render_tile(context, font, args->text, args->stage);
+    if (!surface) continue;
     if (args->encode_png) cairo_surface_write_to_png_stream(surface, discard_png, &args->png_bytes);
     if (args->out_path && i == args->tiles - 1) cairo_surface_write_to_png(surface, args->out_path);
     cairo_surface_destroy(surface);
@@ -115,7 +140,8 @@ static double now(void) {
 }
 
 static void usage(const char *program) {
-  fprintf(stderr, "usage: %s --tiles N [--threads K] [--png cairo] [--out FILE.png] [--text TEXT]\n", program);
+  fprintf(stderr, "usage: %s --tiles N [--threads K] [--png cairo] [--out FILE.png] [--text TEXT]\n"
+                  "       [--stage full|layout|surface]\n", program);
   exit(2);
 }
 
@@ -123,6 +149,7 @@ int main(int argc, char **argv) {
   long tiles = 100;
   int threads = 1, encode_png = 0;
   const char *out_path = NULL, *text = default_text;
+  stage_t stage = STAGE_FULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--tiles") && i + 1 < argc) tiles = strtol(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = (int)strtol(argv[++i], NULL, 10);
@@ -132,6 +159,13 @@ int main(int argc, char **argv) {
       else if (strcmp(kind, "none")) usage(argv[0]);
     } else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     else if (!strcmp(argv[i], "--text") && i + 1 < argc) text = argv[++i];
+    else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
+      const char *name = argv[++i];
+      if (!strcmp(name, "full")) stage = STAGE_FULL;
+      else if (!strcmp(name, "layout")) stage = STAGE_LAYOUT;
+      else if (!strcmp(name, "surface")) stage = STAGE_SURFACE;
+      else usage(argv[0]);
+    }
     else usage(argv[0]);
   }
   if (tiles < 1 || threads < 1 || threads > 256) usage(argv[0]);
@@ -141,7 +175,7 @@ int main(int argc, char **argv) {
   pthread_t ids[256];
   worker_args args[256];
   for (int t = 0; t < threads; t++) {
-    args[t] = (worker_args){text, tiles, encode_png, t == 0 ? out_path : NULL, &start, 0};
+    args[t] = (worker_args){text, tiles, encode_png, t == 0 ? out_path : NULL, stage, &start, 0};
     pthread_create(&ids[t], NULL, worker, &args[t]);
   }
   pthread_barrier_wait(&start); /* every thread has its font map and has warmed up */
@@ -151,7 +185,8 @@ int main(int argc, char **argv) {
   pthread_barrier_destroy(&start);
 
   long total = tiles * threads;
-  printf("%ld tiles, %d thread%s, png %s: %.3f s, %.0f tiles/s, %.1f us/tile\n", total, threads,
-         threads == 1 ? "" : "s", encode_png ? "cairo" : "none", elapsed, total / elapsed, elapsed / total * 1e6);
+  static const char *stage_names[] = {"full", "layout", "surface"};
+  printf("%ld tiles, %d thread%s, stage %s, png %s: %.3f s, %.0f tiles/s, %.1f us/tile\n", total, threads,
+         threads == 1 ? "" : "s", stage_names[stage], encode_png ? "cairo" : "none", elapsed, total / elapsed, elapsed / total * 1e6);
   return 0;
 }

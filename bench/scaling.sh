@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Thread scaling of the C pangocairo reference: tiles/s with 1 and 2 threads, median of R runs.
 #
-#   bench/scaling.sh [TILES_PER_THREAD] [RUNS]      (defaults 400 and 5)
+#   bench/scaling.sh [TILES_PER_THREAD] [RUNS] [pango_reference options...]   (defaults 400 and 5)
 #
 # Extra environment (for example MALLOC_ARENA_MAX=1) is passed through to the program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TILES=${1:-400}
 RUNS=${2:-5}
+shift $(( $# < 2 ? $# : 2 ))
 BIN=bench/out/pango_reference
 [[ -x $BIN ]] || { echo "missing $BIN (run make bench-c)" >&2; exit 1; }
 
