@@ -8,7 +8,8 @@ import Testing
   /// The benchmark tile: black text on white, opaque and gray.
   static func textTile(background: Color? = .white) throws -> RenderedImage {
     try TextTile(
-      .plain("The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread."),
+      .plain(
+        "The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread."),
       style: TextStyle(font: "Sans 14"), width: 375, height: 120, scale: 2, padding: EdgeInsets(all: 8),
       background: background
     ).render().image

@@ -100,7 +100,8 @@ extension PNGEncoder {
             case .up: Self.apply(2, current, previous, rowBytes, bpp, target)
             case .average: Self.apply(3, current, previous, rowBytes, bpp, target)
             case .paeth: Self.apply(4, current, previous, rowBytes, bpp, target)
-            case .adaptive: Self.applyAdaptive(current, previous, rowBytes, bpp, candidates: base + 2 * rowBytes, target)
+            case .adaptive:
+              Self.applyAdaptive(current, previous, rowBytes, bpp, candidates: base + 2 * rowBytes, target)
             }
             swap(&current, &previous)
           }

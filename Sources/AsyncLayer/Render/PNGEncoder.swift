@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 /// A fast PNG writer for ``RenderedImage``, built on libdeflate.
 ///
