@@ -23,6 +23,8 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
   case cairo(operation: String, status: String)
   /// The bytes are not a PNG (or JPEG) image this library can decode.
   case undecodableImage(String)
+  /// An image could not be encoded (for example a PNG compression level out of range).
+  case encodeFailed(String)
   /// A file could not be read or written.
   case io(path: String, reason: String)
 
@@ -40,6 +42,8 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
       return "cairo failed in \(operation): \(status)"
     case .undecodableImage(let reason):
       return "cannot decode image: \(reason)"
+    case .encodeFailed(let reason):
+      return "cannot encode image: \(reason)"
     case .io(let path, let reason):
       return "\(path): \(reason)"
     }

@@ -80,9 +80,10 @@ extension RenderedImage {
     return output
   }
 
-  /// Encodes the image as PNG.
+  /// Encodes the image as PNG with ``PNGEncoder``'s defaults (libdeflate, level 1): many times
+  /// faster than ``cairoPNGData()``, and decodes to the same pixels.
   public func pngData() throws -> Data {
-    try cairoPNGData()
+    try PNGEncoder().encode(self)
   }
 
   /// Writes the image to a PNG file, atomically (a reader never sees half a file).
