@@ -44,3 +44,5 @@ format:
 
 clean:
 	rm -rf .build .build-tsan $(OUT) bench/out
+
+include Makefile.bench
