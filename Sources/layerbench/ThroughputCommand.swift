@@ -6,39 +6,187 @@ import Foundation
 struct ThroughputCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "throughput",
-    abstract: "Render the same tile N times per worker and print tiles per second."
+    abstract: "Render the same tile N times per worker and print tiles per second.",
+    discussion: """
+      With --workers K: one run, K workers. With --sweep: 1…--max-workers workers, render-only and render+PNG, \
+      each the median of --repeat runs, with the scaling ratio against one worker, the plain C pangocairo \
+      reference beside it (bench/out/pango_reference, `make bench-c`), and render+PNG with cairo's writer against \
+      AsyncLayer's encoder.
+      """
   )
 
-  @Option(help: "Text of the tile.")
-  var text =
+  static let defaultText =
     "The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."
 
-  @Option(help: "Tiles each worker renders.")
+  @Option(help: "Text of the tile.")
+  var text = ThroughputCommand.defaultText
+
+  @Option(help: "Tiles each worker renders per run.")
   var tiles = 200
 
-  @Option(help: "Worker threads.")
+  @Option(help: "Worker threads (single run).")
   var workers = 1
 
+  @Option(help: "PNG encoding per tile in a single run: none, fast (AsyncLayer's encoder) or cairo.")
+  var png: PNGMode = .none
+
+  @Flag(help: "Sweep 1…--max-workers workers and compare with the C reference.")
+  var sweep = false
+
+  @Option(help: "Largest worker count of the sweep (default: active cores).")
+  var maxWorkers = ProcessInfo.processInfo.activeProcessorCount
+
+  @Option(name: .customLong("repeat"), help: "Runs per configuration in a sweep; the median is reported.")
+  var repetitions = 5
+
+  @Option(help: "The C reference binary.")
+  var cReference = "bench/out/pango_reference"
+
+  @Option(help: "Write the sweep's rows as JSON to this file.")
+  var json: String?
+
+  @Option(help: "Draw tiles per second per worker count into this PNG.")
+  var chart: String?
+
   @OptionGroup var options: TextOptions
+
+  enum PNGMode: String, ExpressibleByArgument, CaseIterable, Codable {
+    case none, fast, cairo
+  }
 
   func validate() throws {
     guard tiles > 0 else { throw ValidationError("--tiles must be at least 1") }
     guard workers > 0 else { throw ValidationError("--workers must be at least 1") }
+    guard maxWorkers > 0 else { throw ValidationError("--max-workers must be at least 1") }
+    guard repetitions > 0 else { throw ValidationError("--repeat must be at least 1") }
   }
 
   func run() async throws {
     let tile = options.tile(.plain(text))
     _ = try tile.render()  // fail early on bad input
-    let start = ContinuousClock.now
-    let tilesPerWorker = tiles
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-      for _ in 0..<tilesPerWorker { _ = try? tile.render() }
+    if sweep {
+      try runSweep(tile)
+      return
     }
-    let seconds = (ContinuousClock.now - start) / .seconds(1)
+    let seconds = measure(tile, workers: workers, png: png)
     let total = tiles * workers
     print(
       String(
-        format: "%d tiles on %d worker(s) in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)", total, workers,
-        seconds, Double(total) / seconds, seconds * 1000 / Double(tiles)))
+        format: "%d tiles on %d worker(s), png %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)", total,
+        workers, png.rawValue, seconds, Double(total) / seconds, seconds * 1000 / Double(tiles)))
+  }
+
+  /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
+  private func measure(_ tile: TextTile, workers: Int, png: PNGMode) -> Double {
+    let tilesPerWorker = tiles
+    let encoder = PNGEncoder()
+    // Warm each worker thread's font map first: the sweep measures steady state.
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in _ = try? tile.render() }
+    let start = ContinuousClock.now
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+      for _ in 0..<tilesPerWorker {
+        guard let image = try? tile.render().image else { continue }
+        switch png {
+        case .none: break
+        case .fast: _ = try? encoder.encode(image)
+        case .cairo: _ = try? image.cairoPNGData()
+        }
+      }
+    }
+    return (ContinuousClock.now - start) / .seconds(1)
+  }
+
+  struct SweepRow: Codable {
+    var workers: Int
+    var renderTilesPerSecond: Double
+    var renderScaling: Double
+    var renderPNGTilesPerSecond: Double
+    var renderPNGScaling: Double
+    var cTilesPerSecond: Double?
+    var cScaling: Double?
+  }
+
+  private func runSweep(_ tile: TextTile) throws {
+    var rows: [SweepRow] = []
+    let steps = maxWorkers * 2 + 2
+    var step = 0
+    func progress() {
+      step += 1
+      Terminal.progress(step, of: steps, label: "throughput")
+    }
+    for count in 1...maxWorkers {
+      let render = median((0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .none) })
+      progress()
+      let withPNG = median((0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .fast) })
+      progress()
+      let c = try cReferenceTilesPerSecond(threads: count)
+      rows.append(
+        SweepRow(
+          workers: count, renderTilesPerSecond: render, renderScaling: render / (rows.first?.renderTilesPerSecond ?? render),
+          renderPNGTilesPerSecond: withPNG,
+          renderPNGScaling: withPNG / (rows.first?.renderPNGTilesPerSecond ?? withPNG), cTilesPerSecond: c,
+          cScaling: c.map { $0 / (rows.first?.cTilesPerSecond ?? $0) }))
+    }
+    // Render + PNG, one worker: cairo's writer against AsyncLayer's encoder, same tiles.
+    let cairo = median((0..<repetitions).map { _ in measure(tile, workers: 1, png: .cairo) * 1000 / Double(tiles) })
+    progress()
+    let fast = median((0..<repetitions).map { _ in measure(tile, workers: 1, png: .fast) * 1000 / Double(tiles) })
+    progress()
+    let image = try tile.render().image
+    let identical =
+      try RenderedImage(pngData: PNGEncoder().encode(image)).pixels
+      == RenderedImage(pngData: image.cairoPNGData()).pixels
+
+    print("Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
+    var table = TextTable(headers: [
+      "workers", "render tiles/s", "× 1 worker", "render+PNG tiles/s", "× 1 worker", "C tiles/s", "× 1 thread",
+    ])
+    for row in rows {
+      table.add([
+        "\(row.workers)", String(format: "%.0f", row.renderTilesPerSecond), String(format: "%.2f", row.renderScaling),
+        String(format: "%.0f", row.renderPNGTilesPerSecond), String(format: "%.2f", row.renderPNGScaling),
+        row.cTilesPerSecond.map { String(format: "%.0f", $0) } ?? "n/a",
+        row.cScaling.map { String(format: "%.2f", $0) } ?? "n/a",
+      ])
+    }
+    print(table.render())
+    print(
+      String(
+        format: "\nrender+PNG per tile, 1 worker: cairo_surface_write_to_png %.3f ms, AsyncLayer PNGEncoder %.3f ms: %.1f× faster; decoded pixels identical: %@",
+        cairo, fast, cairo / fast, identical ? "yes" : "NO"))
+    if rows.first?.cTilesPerSecond == nil {
+      print("(C reference not found at \(cReference): `make bench-c` builds it)")
+    }
+    if let json { try writeJSON(rows, to: json) }
+    if let chart {
+      var series: [(name: String, values: [Double])] = [
+        ("render", rows.map(\.renderTilesPerSecond)), ("render+PNG", rows.map(\.renderPNGTilesPerSecond)),
+      ]
+      if rows.allSatisfy({ $0.cTilesPerSecond != nil }) { series.append(("C reference", rows.map { $0.cTilesPerSecond! })) }
+      try BarChart(title: "Tiles per second by worker count", categories: rows.map { "\($0.workers) worker(s)" },
+        series: series).render().writePNG(to: chart)
+      print("wrote \(chart)")
+    }
+  }
+
+  /// Median tiles per second of the C reference at `threads` threads, or nil when it is not built.
+  private func cReferenceTilesPerSecond(threads: Int) throws -> Double? {
+    guard FileManager.default.isExecutableFile(atPath: cReference) else { return nil }
+    let runs = try (0..<repetitions).map { _ -> Double in
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: cReference)
+      process.arguments = ["--tiles", "\(tiles)", "--threads", "\(threads)", "--text", text]
+      let pipe = Pipe()
+      process.standardOutput = pipe
+      try process.run()
+      let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      // "... : 0.123 s, 4567 tiles/s, 219.0 us/tile"
+      guard let range = output.range(of: #"[0-9.]+ tiles/s"#, options: .regularExpression),
+        let value = Double(output[range].split(separator: " ")[0])
+      else { throw ValidationErrorMessage("unexpected output from \(cReference): \(output)") }
+      return value
+    }
+    return median(runs)
   }
 }
