@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `layerbench`: renders text tiles and measures the engine.
 @main
-struct LayerBench: AsyncParsableCommand {
+struct LayerBench: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "layerbench",
     abstract: "Render text tiles with AsyncLayer and measure what it costs.",

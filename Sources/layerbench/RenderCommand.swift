@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// `layerbench render`: text to PNG tiles.
-struct RenderCommand: AsyncParsableCommand {
+struct RenderCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "render",
     abstract: "Render text to PNG tiles.",
@@ -39,7 +39,7 @@ struct RenderCommand: AsyncParsableCommand {
     guard inputs.count == 1 else { throw ValidationError("give exactly one of --text, --markup or --file") }
   }
 
-  func run() async throws {
+  func run() throws {
     if let file {
       try renderBatch(file: file)
       return

@@ -1,10 +1,11 @@
 import ArgumentParser
 import AsyncLayer
 import Foundation
+import Synchronization
 
 /// `layerbench report --spec report.json -o out.pdf|out.svg|out.png`: lays out a JSON report spec
 /// and writes a PDF, an SVG (pages stacked vertically) or one PNG per page.
-struct ReportCommand: AsyncParsableCommand {
+struct ReportCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "report",
     abstract: "Lay out a JSON report spec into pages and write a PDF, an SVG or PNG pages.",
@@ -49,7 +50,7 @@ struct ReportCommand: AsyncParsableCommand {
 
   private var outputExtension: String { URL(fileURLWithPath: output).pathExtension.lowercased() }
 
-  func run() async throws {
+  func run() throws {
     let start = ContinuousClock.now
     let layout: ReportLayout
     do {
@@ -69,7 +70,13 @@ struct ReportCommand: AsyncParsableCommand {
       try write(layout.svgData(), to: output)
       written = [output]
     default:
-      let images = try await layout.renderPages(scale: scale)
+      // Pages render in parallel, one per worker; the command itself stays synchronous.
+      let pages = Mutex([Result<RenderedImage, any Error>?](repeating: nil, count: layout.pages.count))
+      DispatchQueue.concurrentPerform(iterations: layout.pages.count) { index in
+        let result = Result { try layout.renderPage(index, scale: scale) }
+        pages.withLock { $0[index] = result }
+      }
+      let images = try pages.withLock { $0 }.map { try $0!.get() }
       let stem = (output as NSString).deletingPathExtension
       for (index, image) in images.enumerated() {
         let path = "\(stem)-\(index + 1).png"

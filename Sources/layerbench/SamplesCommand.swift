@@ -3,7 +3,7 @@ import AsyncLayer
 import Foundation
 
 /// `layerbench samples`: the built-in sample set `make run` renders.
-struct SamplesCommand: AsyncParsableCommand {
+struct SamplesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "samples",
     abstract: "Render the built-in sample tiles (English, Chinese, Arabic, emoji, markup, a long paragraph)."
@@ -45,7 +45,7 @@ struct SamplesCommand: AsyncParsableCommand {
       style: TextStyle(fontFamily: "Serif", fontSize: 14, ellipsize: .end, maxLines: 3)),
   ]
 
-  func run() async throws {
+  func run() throws {
     do {
       try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
     } catch {

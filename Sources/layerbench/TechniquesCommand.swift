@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// `layerbench techniques`: one batch of tiles through each way of taking work off the loop.
-struct TechniquesCommand: AsyncParsableCommand {
+struct TechniquesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "techniques",
     abstract: "Render one batch of tiles through each multithreading technique, side by side.",
@@ -40,7 +40,7 @@ struct TechniquesCommand: AsyncParsableCommand {
     var orderKept: Bool
   }
 
-  func run() async throws {
+  func run() throws {
     let words = ["layer", "tile", "render", "async", "queue", "draw", "cancel", "text", "image", "loop"]
     let batch = (0..<tiles).map { index in
       options.tile(

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// `layerbench scroll`: a 1000-row feed flung through a 60 Hz loop, per drawing mode.
-struct ScrollCommand: AsyncParsableCommand {
+struct ScrollCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "scroll",
     abstract: "Scroll a 1000-row feed with scripted flings at 60 Hz and compare drawing modes.",
@@ -45,7 +45,7 @@ struct ScrollCommand: AsyncParsableCommand {
     }
   }
 
-  func run() async throws {
+  func run() throws {
     let selected = modes.split(separator: ",").compactMap { ScrollMode(rawValue: String($0)) }
     let feed = try Feed(rowCount: rows, imageCount: images)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
