@@ -1,7 +1,8 @@
-@testable import AsyncLayer
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AsyncLayer
 
 @Suite struct AsyncLayerTests {
   private func solid(_ color: Color) -> @Sendable (DrawingContext) throws -> Void {

@@ -1,7 +1,8 @@
-@testable import AsyncLayer
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AsyncLayer
 
 @Suite struct QueuePoolTests {
   /// Occupies every queue with an item held at a gate; returns the gates and a barrier.

@@ -1,7 +1,8 @@
-@testable import AsyncLayer
 import Foundation
 import Synchronization
 import Testing
+
+@testable import AsyncLayer
 
 @Suite struct TextLayerTests {
   static let paragraph = String(
