@@ -176,3 +176,39 @@ import Testing
 final class Box {
   var count = 0
 }
+
+/// An actor isolated to a loop: its methods run on the loop's thread and may use layers.
+actor LayerController {
+  let loop: MainLoop
+  let layer: LoopBound<AsyncLayer>
+
+  init(loop: MainLoop, layer: LoopBound<AsyncLayer>) {
+    self.loop = loop
+    self.layer = layer
+  }
+
+  nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+  func resize(to size: Size) -> Bool {
+    layer.value.size = size
+    return loop.isInLoopThread
+  }
+}
+
+@Suite struct MainLoopExecutorTests {
+  @Test func actorOnTheLoopRunsItsMethodsOnTheLoopThread() {
+    let loop = MainLoop(clock: .manual)
+    let layer = AsyncLayer(loop: loop)
+    let controller = LayerController(loop: loop, layer: LoopBound(layer, loop: loop))
+    let result = Mutex<Bool?>(nil)
+    Task.detached { @Sendable in
+      let onLoop = await controller.resize(to: Size(width: 3, height: 2))
+      result.withLock { $0 = onLoop }
+      loop.wakeUp()  // the task resumed off the loop: tell the loop to look at the condition again
+    }
+    #expect(loop.run(until: { result.withLock { $0 } != nil }))
+    #expect(result.withLock { $0 } == true)
+    #expect(layer.size == Size(width: 3, height: 2))
+    #expect(layer.statistics.displays == 1)  // the resize was displayed at the end of that turn
+  }
+}
