@@ -1,7 +1,8 @@
-@testable import AsyncLayer
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AsyncLayer
 
 @Suite struct AsyncLayerTests {
   private func solid(_ color: Color) -> @Sendable (DrawingContext) throws -> Void {
@@ -14,7 +15,7 @@ import Testing
     defer { pool.shutdown() }
     let layer = AsyncLayer(loop: loop, pool: pool)
     let loopThread = currentThreadID()
-    let drawThreads = Mutex<[UInt]>([])
+    let drawThreads = Locked<[UInt]>([])
     layer.size = Size(width: 10, height: 5)
     layer.contentsScale = 2
     layer.drawHandler = { context in
@@ -47,7 +48,7 @@ import Testing
     layer.size = Size(width: 4, height: 4)
     let started = Gate()
     let release = Gate()
-    let sawCancellation = Mutex<Bool?>(nil)
+    let sawCancellation = Locked<Bool?>(nil)
     // The old draw ignores cancellation on purpose: it runs to the end like a naive draw would.
     layer.drawHandler = { context in
       started.open()

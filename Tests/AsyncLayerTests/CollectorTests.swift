@@ -82,4 +82,18 @@ import Testing
     #expect(beforeWaitingFlushes == [1])  // "second" was not run by the same flush
     #expect(target.runs == ["first", "second"])  // the exit flush ran it
   }
+
+  @Test func aFlushStartedInsideAFlushDoesNotRunTheBatchTwice() {
+    let loop = MainLoop(clock: .manual)
+    let target = Target()
+    loop.collector.add(target, action: .display) { target in
+      target.runs.append("outer")
+      loop.collector.add(target, action: Collector.Action("inner")) { $0.runs.append("inner") }
+      loop.collector.flush()
+    }
+    loop.collector.flush()
+    #expect(target.runs == ["outer"])
+    loop.collector.flush()
+    #expect(target.runs == ["outer", "inner"])
+  }
 }

@@ -40,7 +40,7 @@ import Testing
 
   @Test func performFromAnotherThreadWakesTheLoopAndRunsOnIt() {
     let loop = MainLoop(clock: .manual)
-    let ranOnLoopThread = Mutex<Bool?>(nil)
+    let ranOnLoopThread = Locked<Bool?>(nil)
     let bound = LoopBound(loop, loop: loop)
     Thread.detachNewThread {
       loop.perform { ranOnLoopThread.withLock { $0 = bound.value.isInLoopThread } }
@@ -52,7 +52,7 @@ import Testing
 
   @Test func blocksPerformedDuringATurnRunInTheNextTurn() {
     let loop = MainLoop(clock: .manual)
-    let order = Mutex<[Int]>([])
+    let order = Locked<[Int]>([])
     loop.perform { order.withLock { $0.append(1) } }
     loop.perform { order.withLock { $0.append(2) } }
     loop.runOnce()
@@ -175,4 +175,40 @@ import Testing
 
 final class Box {
   var count = 0
+}
+
+/// An actor isolated to a loop: its methods run on the loop's thread and may use layers.
+actor LayerController {
+  let loop: MainLoop
+  let layer: LoopBound<AsyncLayer>
+
+  init(loop: MainLoop, layer: LoopBound<AsyncLayer>) {
+    self.loop = loop
+    self.layer = layer
+  }
+
+  nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+  func resize(to size: Size) -> Bool {
+    layer.value.size = size
+    return loop.isInLoopThread
+  }
+}
+
+@Suite struct MainLoopExecutorTests {
+  @Test func actorOnTheLoopRunsItsMethodsOnTheLoopThread() {
+    let loop = MainLoop(clock: .manual)
+    let layer = AsyncLayer(loop: loop)
+    let controller = LayerController(loop: loop, layer: LoopBound(layer, loop: loop))
+    let result = Locked<Bool?>(nil)
+    Task.detached { @Sendable in
+      let onLoop = await controller.resize(to: Size(width: 3, height: 2))
+      result.withLock { $0 = onLoop }
+      loop.wakeUp()  // the task resumed off the loop: tell the loop to look at the condition again
+    }
+    #expect(loop.run(until: { result.withLock { $0 } != nil }))
+    #expect(result.withLock { $0 } == true)
+    #expect(layer.size == Size(width: 3, height: 2))
+    #expect(layer.statistics.displays == 1)  // the resize was displayed at the end of that turn
+  }
 }

@@ -4,7 +4,8 @@
 /// Every display that starts ends in exactly one outcome: cancelled before it started, cancelled
 /// mid-draw, discarded at the commit (finished, but stale), committed, or failed. CPU times are
 /// the drawing threads' own CPU time (`CLOCK_THREAD_CPUTIME_ID`) spent in draws of each outcome,
-/// so `cpuTimeCancelledMidDraw + cpuTimeDiscarded` is the work wasted on stale content.
+/// so `cpuTimeCancelledMidDraw + cpuTimeDiscarded` is the work wasted on stale content. A draw
+/// cancelled before it started cost no drawing time, so that outcome has no CPU figure.
 ///
 /// ```swift
 /// let stats = layer.statistics

@@ -45,6 +45,12 @@ open class AsyncLayer {
     self.pool = pool
   }
 
+  deinit {
+    // A layer that goes away takes its queued draw off the pool and stops a running one.
+    generationCounter.advance()
+    if let draw = inFlight, draw.ticket.cancel() { recorder.record(.cancelledBeforeStart) }
+  }
+
   // MARK: Drawing state (changing it marks the layer for display)
 
   /// The size in points. Zero in either direction means no contents and no draw.
@@ -92,6 +98,8 @@ open class AsyncLayer {
 
   /// Called on the loop when a display ends: `true` when its result is now ``contents``, `false`
   /// when it was cancelled, discarded as stale, or failed.
+  /// A draw replaced while it runs reports `false` when it stops, which can be after the next
+  /// display has started; every display ends with exactly one call.
   public var onDidDisplay: ((AsyncLayer, _ finished: Bool) -> Void)?
 
   // MARK: Results

@@ -32,6 +32,9 @@ public final class Collector {
   /// The loop the collector flushes on.
   public unowned let loop: MainLoop
   private var pending: OrderedDictionary<Key, () -> Void> = [:]
+  /// The batch being flushed; kept between flushes so that neither table regrows every turn.
+  private var flushing: OrderedDictionary<Key, () -> Void> = [:]
+  private var isFlushing = false
   /// How many flushes ran at least one pair.
   public private(set) var flushCount = 0
 
@@ -59,11 +62,14 @@ public final class Collector {
   /// Runs the pending pairs now. The loop calls this; call it directly to commit early.
   public func flush() {
     loop.preconditionInLoop()
-    guard !pending.isEmpty else { return }
-    let batch = pending
-    pending = [:]
+    // A flush started from inside a flush leaves the new pairs for the next one.
+    guard !pending.isEmpty, !isFlushing else { return }
+    isFlushing = true
+    defer { isFlushing = false }
+    swap(&pending, &flushing)
     flushCount += 1
-    for perform in batch.values { perform() }
+    for perform in flushing.values { perform() }
+    flushing.removeAll(keepingCapacity: true)
   }
 }
 

@@ -16,6 +16,7 @@ public enum LoopMode: Sendable, Hashable, CaseIterable {
 /// loop.addObserver(.beforeWaiting, modes: .common) { _ in commit() }     // always
 /// ```
 public struct LoopModes: OptionSet, Sendable, Hashable {
+  /// The set's bits.
   public let rawValue: UInt8
   /// Creates a set from its raw bits.
   public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -41,6 +42,7 @@ public struct LoopModes: OptionSet, Sendable, Hashable {
 /// A run notifies ``entry`` once; each turn then notifies ``beforeTimers``, ``beforeSources``,
 /// ``beforeWaiting`` and ``afterWaiting``; the run ends with ``exit``.
 public struct LoopActivity: OptionSet, Sendable, Hashable, CustomStringConvertible {
+  /// The set's bits.
   public let rawValue: UInt8
   /// Creates a set from its raw bits.
   public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -60,6 +62,7 @@ public struct LoopActivity: OptionSet, Sendable, Hashable, CustomStringConvertib
   /// Every activity.
   public static let all: LoopActivity = [.entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit]
 
+  /// The activities' names joined by `|`.
   public var description: String {
     let names: [(LoopActivity, String)] = [
       (.entry, "entry"), (.beforeTimers, "beforeTimers"), (.beforeSources, "beforeSources"),
@@ -87,6 +90,7 @@ public enum LoopError: Error, Sendable, Hashable, CustomStringConvertible {
   /// ``MainLoop/advance(by:in:)`` needs a manual clock and a non-negative duration.
   case cannotAdvance(String)
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .invalidInterval(let interval):

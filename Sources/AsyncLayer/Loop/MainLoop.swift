@@ -42,7 +42,7 @@ public final class MainLoop: Sendable {
   let ownerThread: UInt
   let start = ContinuousClock.now
   let waker = LoopWaker()
-  let performQueue = Mutex(Deque<@Sendable () -> Void>())
+  let performQueue = HandoffMutex(Deque<@Sendable () -> Void>())
   let stopRequested = Atomic<Bool>(false)
   let confined = LoopConfinedState()
 
@@ -123,7 +123,6 @@ public final class MainLoop: Sendable {
   /// Runs turns in `mode` until ``stop()`` is called.
   public func run(in mode: LoopMode = .default) {
     preconditionInLoop()
-    stopRequested.store(false, ordering: .sequentiallyConsistent)
     _ = runLoop(mode: mode, blocking: true, safetyTimeout: nil) {
       self.stopRequested.exchange(false, ordering: .sequentiallyConsistent)
     }
@@ -185,7 +184,9 @@ final class LoopWaker: Sendable {
   /// Sleeps until a wake-up or `deadline` (nil: forever). True when woken.
   func sleep(until deadline: DispatchTime?) -> Bool {
     let woken: Bool
-    if let deadline { woken = semaphore.wait(timeout: deadline) == .success } else {
+    if let deadline {
+      woken = semaphore.wait(timeout: deadline) == .success
+    } else {
       semaphore.wait()
       woken = true
     }

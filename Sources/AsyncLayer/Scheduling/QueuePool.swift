@@ -72,7 +72,14 @@ public final class QueuePool: Sendable {
 public struct PoolTicket: Sendable {
   /// Where an item stands.
   public enum Status: UInt8, Sendable, Hashable {
-    case queued, running, finished, cancelled
+    /// Waiting on its queue.
+    case queued
+    /// Being run by the queue's worker.
+    case running
+    /// Run to the end.
+    case finished
+    /// Cancelled before it started; it will never run.
+    case cancelled
   }
 
   let item: PoolWorkItem
