@@ -15,7 +15,7 @@ import Testing
     defer { pool.shutdown() }
     let layer = AsyncLayer(loop: loop, pool: pool)
     let loopThread = currentThreadID()
-    let drawThreads = Locked<[UInt]>([])
+    let drawThreads = Mutex<[UInt]>([])
     layer.size = Size(width: 10, height: 5)
     layer.contentsScale = 2
     layer.drawHandler = { context in
@@ -48,7 +48,7 @@ import Testing
     layer.size = Size(width: 4, height: 4)
     let started = Gate()
     let release = Gate()
-    let sawCancellation = Locked<Bool?>(nil)
+    let sawCancellation = Mutex<Bool?>(nil)
     // The old draw ignores cancellation on purpose: it runs to the end like a naive draw would.
     layer.drawHandler = { context in
       started.open()

@@ -40,7 +40,7 @@ import Testing
 
   @Test func performFromAnotherThreadWakesTheLoopAndRunsOnIt() {
     let loop = MainLoop(clock: .manual)
-    let ranOnLoopThread = Locked<Bool?>(nil)
+    let ranOnLoopThread = Mutex<Bool?>(nil)
     let bound = LoopBound(loop, loop: loop)
     Thread.detachNewThread {
       loop.perform { ranOnLoopThread.withLock { $0 = bound.value.isInLoopThread } }
@@ -52,7 +52,7 @@ import Testing
 
   @Test func blocksPerformedDuringATurnRunInTheNextTurn() {
     let loop = MainLoop(clock: .manual)
-    let order = Locked<[Int]>([])
+    let order = Mutex<[Int]>([])
     loop.perform { order.withLock { $0.append(1) } }
     loop.perform { order.withLock { $0.append(2) } }
     loop.runOnce()
@@ -200,7 +200,7 @@ actor LayerController {
     let loop = MainLoop(clock: .manual)
     let layer = AsyncLayer(loop: loop)
     let controller = LayerController(loop: loop, layer: LoopBound(layer, loop: loop))
-    let result = Locked<Bool?>(nil)
+    let result = Mutex<Bool?>(nil)
     Task.detached { @Sendable in
       let onLoop = await controller.resize(to: Size(width: 3, height: 2))
       result.withLock { $0 = onLoop }

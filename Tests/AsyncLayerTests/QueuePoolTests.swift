@@ -25,7 +25,7 @@ import Testing
   @discardableResult
   private func drain(_ pool: QueuePool) -> [QueueStatistics] {
     let done = Gate()
-    let seen = Locked<[Int: QueueStatistics]>([:])
+    let seen = Mutex<[Int: QueueStatistics]>([:])
     for index in 0..<pool.queueCount {
       pool.enqueue(onQueue: index) {
         var stats = pool.statistics[index]
@@ -53,7 +53,7 @@ import Testing
     let (_, release) = block(pool)
     #expect(pool.statistics.map(\.pending) == [1, 1, 1])
 
-    let ran = Locked<[Int]>([])
+    let ran = Mutex<[Int]>([])
     let tickets = (0..<4).map { n in pool.enqueue { ran.withLock { $0.append(n) } } }
     #expect(tickets.map(\.queueIndex) == [0, 1, 2, 0])
     #expect(pool.statistics.map(\.pending) == [3, 2, 2])
@@ -80,7 +80,7 @@ import Testing
   @Test func aQueueRunsItsItemsOneAtATimeInOrder() {
     let pool = QueuePool(queueCount: 1)
     defer { pool.shutdown() }
-    let order = Locked<[Int]>([])
+    let order = Mutex<[Int]>([])
     let running = Atomic<Int>(0)
     let overlapped = Atomic<Bool>(false)
     for n in 0..<50 {

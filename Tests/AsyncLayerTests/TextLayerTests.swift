@@ -39,7 +39,7 @@ import Testing
     let layer = TextLayer(loop: loop, pool: pool)
     layer.size = Size(width: 200, height: 4000)
     layer.text = .plain(Self.paragraph)
-    let reports = Locked<[TextDrawReport]>([])
+    let reports = Mutex<[TextDrawReport]>([])
     layer.drawReportHandler = { report in reports.withLock { $0.append(report) } }
     // Poll 1 is the check between layout and rendering; poll n + 1 comes before line n. The tenth
     // poll (before line 9) holds the first draw until the test has redisplayed.
@@ -77,7 +77,7 @@ import Testing
     let layer = TextLayer(loop: loop, pool: pool)
     layer.size = Size(width: 200, height: 400)
     layer.text = .plain(Self.paragraph)
-    let reports = Locked<[TextDrawReport]>([])
+    let reports = Mutex<[TextDrawReport]>([])
     layer.drawReportHandler = { report in reports.withLock { $0.append(report) } }
     let polls = Atomic<Int>(0)
     let reached = Gate()

@@ -42,7 +42,7 @@ public final class MainLoop: Sendable {
   let ownerThread: UInt
   let start = ContinuousClock.now
   let waker = LoopWaker()
-  let performQueue = HandoffMutex(Deque<@Sendable () -> Void>())
+  let performQueue = Mutex(Deque<@Sendable () -> Void>())
   let stopRequested = Atomic<Bool>(false)
   let confined = LoopConfinedState()
 

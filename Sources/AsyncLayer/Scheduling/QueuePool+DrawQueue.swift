@@ -15,7 +15,7 @@ final class DrawQueue: Sendable {
   let enqueued = Atomic<Int>(0)
   let executed = Atomic<Int>(0)
   let cancelled = Atomic<Int>(0)
-  private let state = HandoffMutex(State())
+  private let state = Mutex(State())
   /// Counts the items in the deque (one signal per item, one wait per pop): the worker's sleep.
   /// A semaphore because `Synchronization` has no condition variable.
   private let itemsAvailable = DispatchSemaphore(value: 0)
