@@ -18,8 +18,9 @@ public enum ImageLoadError: Error, Sendable, Hashable, CustomStringConvertible {
   case timedOut(seconds: Double)
   /// The server answered with a status outside 200...299.
   case httpStatus(Int)
-  /// The body ended before the length the server announced.
-  case truncated(expectedBytes: Int, receivedBytes: Int)
+  /// The body ended before the length the server announced (`receivedBytes` is `nil` when the
+  /// transport does not report how much arrived).
+  case truncated(expectedBytes: Int, receivedBytes: Int?)
   /// The network failed (connection refused, reset, DNS, ...).
   case transport(String)
   /// A `file://` URL could not be read.
@@ -38,7 +39,7 @@ public enum ImageLoadError: Error, Sendable, Hashable, CustomStringConvertible {
     case .httpStatus(let status):
       return "server answered HTTP \(status)"
     case .truncated(let expected, let received):
-      return "body truncated: received \(received) of \(expected) bytes"
+      return "body truncated: received \(received.map(String.init) ?? "fewer than") of \(expected) announced bytes"
     case .transport(let reason):
       return "network error: \(reason)"
     case .fileUnreadable(let path, let reason):

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -88,9 +89,17 @@ extension ImageLoader {
       var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
       request.httpMethod = "GET"
       let timeout = self.timeout
+      // On a failure FoundationNetworking passes no response; the task still knows the announced length,
+      // which is what tells a body cut short from other failures.
+      let taskBox = DataTaskBox()
       let task = session.dataTask(with: request) { data, response, error in
-        completion(Self.interpret(data: data, response: response, error: error, timeout: timeout))
+        let task = taskBox.task.withLock { $0 }
+        completion(
+          Self.interpret(
+            data: data, response: response, error: error,
+            announcedBytes: task.map { Int($0.countOfBytesExpectedToReceive) } ?? -1, timeout: timeout))
       }
+      taskBox.task.withLock { $0 = task }
       task.resume()
       return { task.cancel() }
     default:
@@ -100,15 +109,16 @@ extension ImageLoader {
   }
 
   private static func interpret(
-    data: Data?, response: URLResponse?, error: (any Error)?, timeout: Double
+    data: Data?, response: URLResponse?, error: (any Error)?, announcedBytes: Int, timeout: Double
   ) -> Result<Data, ImageLoadError> {
-    let expected = response?.expectedContentLength ?? -1
     if let error {
       let code = (error as? URLError)?.code
       if code == .cancelled { return .failure(.cancelled) }
       if code == .timedOut { return .failure(.timedOut(seconds: timeout)) }
-      if expected > 0, code == .networkConnectionLost || code == .cannotParseResponse {
-        return .failure(.truncated(expectedBytes: Int(expected), receivedBytes: data?.count ?? 0))
+      // The connection failed after a Content-Length was announced: the body was cut short. (How
+      // much arrived is not reported on this path.)
+      if announcedBytes > 0 {
+        return .failure(.truncated(expectedBytes: announcedBytes, receivedBytes: nil))
       }
       return .failure(.transport((error as NSError).localizedDescription))
     }
@@ -116,9 +126,15 @@ extension ImageLoader {
       return .failure(.httpStatus(http.statusCode))
     }
     let body = data ?? Data()
+    let expected = response?.expectedContentLength ?? -1
     if expected >= 0, body.count < Int(expected) {
       return .failure(.truncated(expectedBytes: Int(expected), receivedBytes: body.count))
     }
     return .success(body)
   }
+}
+
+/// Lets a data task's completion handler reach the task itself (declared after the handler).
+private final class DataTaskBox: Sendable {
+  let task = Mutex<URLSessionDataTask?>(nil)
 }

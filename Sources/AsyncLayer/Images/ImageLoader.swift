@@ -57,7 +57,12 @@ public final class ImageLoader: Sendable {
     self.session = URLSession(configuration: configuration)
   }
 
-  deinit { session.invalidateAndCancel() }
+  deinit {
+    // The last reference may be dropped on the session's own delegate queue (inside a completion
+    // handler), where invalidating synchronously would deadlock: invalidate from elsewhere.
+    let session = self.session
+    DispatchQueue.global().async { session.invalidateAndCancel() }
+  }
 
   // MARK: Async
 
@@ -141,6 +146,9 @@ public final class ImageLoader: Sendable {
   /// Loads in progress (distinct URL and target size pairs with at least one waiter).
   public var activeLoadCount: Int { state.withLock { $0.flightCount } }
 
+  /// Waiters across all loads in progress (each is completed exactly once, then no longer counted).
+  public var pendingWaiterCount: Int { state.withLock { $0.waiterCount } }
+
   /// What the loader has done so far.
   public var statistics: ImageLoaderStatistics {
     ImageLoaderStatistics(
@@ -168,6 +176,14 @@ public struct ImageLoaderStatistics: Sendable, Hashable {
   public var fetches: Int
   /// Decodes performed.
   public var decodes: Int
+
+  /// Statistics with the given counts.
+  public init(memoryHits: Int = 0, diskHits: Int = 0, fetches: Int = 0, decodes: Int = 0) {
+    self.memoryHits = memoryHits
+    self.diskHits = diskHits
+    self.fetches = fetches
+    self.decodes = decodes
+  }
 }
 
 /// Hands the token of an async request to the task's cancellation handler, whichever comes first.
