@@ -1,0 +1,216 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Loads images by URL (`file://`, `http://`, `https://`), decoded off the caller's thread, through a
+/// memory cache and an optional disk cache.
+///
+/// - **Single flight**: concurrent requests for one URL and target size share one fetch and one
+///   decode; every waiter is completed exactly once — with the image, an ``ImageLoadError``, or
+///   ``ImageLoadError/cancelled``.
+/// - **Per-waiter cancellation**: a waiter that cancels (its ``ImageLoadToken`` or its `Task`) leaves
+///   alone; the fetch stops only when the last waiter cancels.
+/// - **Timeout**: a flight that has not finished after ``timeout`` seconds fails every waiter with
+///   ``ImageLoadError/timedOut(seconds:)`` and its fetch is cancelled.
+/// - **Caches**: memory (decoded, LRU, byte budget) → disk (encoded bytes) → network/file; results are
+///   stored back into both.
+///
+/// ```swift
+/// let loader = ImageLoader(diskCache: try ImageDiskCache(directory: dir, byteLimit: 200 << 20))
+/// let image = try await loader.image(for: url, targetPixelSize: PixelSize(width: 200, height: 200))
+///
+/// let token = loader.load(url, on: .queue(.main)) { result in ... }
+/// token.cancel()  // only this waiter
+/// ```
+public final class ImageLoader: Sendable {
+  /// Decoded images, checked synchronously before any work starts.
+  public let memoryCache: ImageMemoryCache
+  /// Encoded bytes kept across restarts, if any.
+  public let diskCache: ImageDiskCache?
+  /// Seconds a flight (disk read, fetch and decode) may take before its waiters fail with `.timedOut`.
+  public let timeout: Double
+
+  let state = Mutex(ImageLoaderStateMachine())
+  private let nextWaiterID = Atomic<UInt64>(0)
+  let counters = Counters()
+  let session: URLSession
+  /// Runs disk reads, file reads and decodes (concurrently) off the callers' threads.
+  let workQueue = DispatchQueue(label: "AsyncLayer.ImageLoader.work", qos: .userInitiated, attributes: .concurrent)
+
+  /// A loader with the given caches and timeout (seconds, > 0).
+  public init(
+    memoryCache: ImageMemoryCache = ImageMemoryCache(byteLimit: 64 << 20),
+    diskCache: ImageDiskCache? = nil,
+    timeout: Double = 30
+  ) {
+    self.memoryCache = memoryCache
+    self.diskCache = diskCache
+    self.timeout = timeout > 0 && timeout.isFinite ? timeout : 30
+    let configuration = URLSessionConfiguration.ephemeral
+    // The loader has its own caches; URLSession's would only hold a second copy of the bytes.
+    configuration.urlCache = nil
+    configuration.timeoutIntervalForRequest = self.timeout
+    self.session = URLSession(configuration: configuration)
+  }
+
+  deinit {
+    // The last reference may be dropped on the session's own delegate queue (inside a completion
+    // handler), where invalidating synchronously would deadlock: invalidate from elsewhere.
+    let session = self.session
+    DispatchQueue.global().async { session.invalidateAndCancel() }
+  }
+
+  // MARK: Async
+
+  /// The image at `url`, downscaled to fit `targetPixelSize` if given.
+  ///
+  /// Cancelling the calling task withdraws only this waiter and throws ``ImageLoadError/cancelled``.
+  public func image(for url: URL, targetPixelSize: PixelSize? = nil) async throws(ImageLoadError) -> RenderedImage {
+    let key = ImageCacheKey(url: url, targetPixelSize: targetPixelSize)
+    if let hit = memoryCache.image(for: key) {
+      counters.memoryHits.add(1, ordering: .relaxed)
+      return hit
+    }
+    let holder = TokenHolder()
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Result<RenderedImage, ImageLoadError>, Never>) in
+        holder.install(load(url, targetPixelSize: targetPixelSize, on: .immediate) { continuation.resume(returning: $0) })
+      }
+    } onCancel: {
+      holder.cancel()
+    }
+    return try result.get()
+  }
+
+  // MARK: Callback
+
+  /// Starts (or joins) the load of `url` and calls `completion` exactly once, on `executor`.
+  ///
+  /// The returned token cancels this waiter only. On a memory-cache hit the completion is scheduled
+  /// at once (with ``ImageCallbackExecutor/immediate``, before this method returns).
+  @discardableResult
+  public func load(
+    _ url: URL,
+    targetPixelSize: PixelSize? = nil,
+    on executor: ImageCallbackExecutor = .immediate,
+    completion: @escaping @Sendable (Result<RenderedImage, ImageLoadError>) -> Void
+  ) -> ImageLoadToken {
+    let key = ImageCacheKey(url: url, targetPixelSize: targetPixelSize)
+    if let hit = memoryCache.image(for: key) {
+      counters.memoryHits.add(1, ordering: .relaxed)
+      let token = ImageLoadToken.completed()
+      executor.execute { completion(token.isCancelled ? .failure(.cancelled) : .success(hit)) }
+      return token
+    }
+    let waiterID = nextWaiterID.wrappingAdd(1, ordering: .relaxed).newValue
+    let token = ImageLoadToken { [weak self] in self?.cancelWaiter(id: waiterID, for: key) }
+    let delivery: ImageLoaderStateMachine.Delivery = { result in
+      executor.execute { completion(token.isCancelled ? .failure(.cancelled) : result) }
+    }
+    switch state.withLock({ $0.addWaiter(id: waiterID, for: key, delivery: delivery) }) {
+    case .joined:
+      break
+    case .startFlight(let flightID):
+      startFlight(flightID, for: key)
+    }
+    return token
+  }
+
+  private func cancelWaiter(id: UInt64, for key: ImageCacheKey) {
+    switch state.withLock({ $0.cancelWaiter(id: id, for: key) }) {
+    case .none:
+      break
+    case .deliverCancelled(let delivery):
+      delivery(.failure(.cancelled))
+    case .deliverCancelledAndStopFetch(let delivery, let cancelFetch):
+      cancelFetch?()
+      delivery(.failure(.cancelled))
+    }
+  }
+
+  /// Ends a flight with `result`; `stopFetch` cancels a fetch that is still running (timeouts).
+  func finish(_ flightID: UInt64, with result: Result<RenderedImage, ImageLoadError>, stopFetch: Bool = false) {
+    let action = state.withLock { $0.finish(flightID: flightID, stopFetch: stopFetch) }
+    action.cancelFetch?()
+    for delivery in action.deliveries { delivery(result) }
+  }
+
+  func isActive(_ flightID: UInt64) -> Bool { state.withLock { $0.isActive(flightID: flightID) } }
+
+  // MARK: Introspection
+
+  /// Loads in progress (distinct URL and target size pairs with at least one waiter).
+  public var activeLoadCount: Int { state.withLock { $0.flightCount } }
+
+  /// Waiters across all loads in progress (each is completed exactly once, then no longer counted).
+  public var pendingWaiterCount: Int { state.withLock { $0.waiterCount } }
+
+  /// What the loader has done so far.
+  public var statistics: ImageLoaderStatistics {
+    ImageLoaderStatistics(
+      memoryHits: counters.memoryHits.load(ordering: .relaxed),
+      diskHits: counters.diskHits.load(ordering: .relaxed),
+      fetches: counters.fetches.load(ordering: .relaxed),
+      decodes: counters.decodes.load(ordering: .relaxed))
+  }
+
+  final class Counters: Sendable {
+    let memoryHits = Atomic<Int>(0)
+    let diskHits = Atomic<Int>(0)
+    let fetches = Atomic<Int>(0)
+    let decodes = Atomic<Int>(0)
+  }
+}
+
+/// Counts of an ``ImageLoader``'s work, for diagnostics and tests.
+public struct ImageLoaderStatistics: Sendable, Hashable {
+  /// Requests answered from the memory cache.
+  public var memoryHits: Int
+  /// Flights answered from the disk cache.
+  public var diskHits: Int
+  /// Fetches started (network requests or file reads).
+  public var fetches: Int
+  /// Decodes performed.
+  public var decodes: Int
+
+  /// Statistics with the given counts.
+  public init(memoryHits: Int = 0, diskHits: Int = 0, fetches: Int = 0, decodes: Int = 0) {
+    self.memoryHits = memoryHits
+    self.diskHits = diskHits
+    self.fetches = fetches
+    self.decodes = decodes
+  }
+}
+
+/// Hands the token of an async request to the task's cancellation handler, whichever comes first.
+private final class TokenHolder: Sendable {
+  private enum State {
+    case empty
+    case installed(ImageLoadToken)
+    case cancelled
+  }
+
+  private let state = Mutex(State.empty)
+
+  func install(_ token: ImageLoadToken) {
+    let cancelNow = state.withLock { state in
+      if case .cancelled = state { return true }
+      state = .installed(token)
+      return false
+    }
+    if cancelNow { token.cancel() }
+  }
+
+  func cancel() {
+    let token: ImageLoadToken? = state.withLock { state in
+      defer { state = .cancelled }
+      if case .installed(let token) = state { return token }
+      return nil
+    }
+    token?.cancel()
+  }
+}
