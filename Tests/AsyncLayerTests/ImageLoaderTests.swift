@@ -8,7 +8,7 @@ import Testing
   @Test func fiftyCallbackWaitersShareOneFetch() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()
+    let gate = ResponseGate()
     server.route("/shared.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader()
     let collector = ResultCollector()
@@ -33,7 +33,7 @@ import Testing
   @Test func fiftyConcurrentTasksCauseOneFetch() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()
+    let gate = ResponseGate()
     server.route("/tasks.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader()
     let url = server.url("/tasks.png")
@@ -55,7 +55,7 @@ import Testing
   @Test func cancellingOneOfTwoWaitersStillDeliversToTheOther() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()
+    let gate = ResponseGate()
     server.route("/two.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader()
     let collector = ResultCollector()
@@ -75,7 +75,7 @@ import Testing
   @Test func cancellingOneTaskStillDeliversToTheOther() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()
+    let gate = ResponseGate()
     server.route("/task-two.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader()
     let url = server.url("/task-two.png")
@@ -95,7 +95,7 @@ import Testing
   @Test func cancellingAllWaitersStopsTheFetch() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()
+    let gate = ResponseGate()
     server.route("/abandoned.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader()
     let collector = ResultCollector()
@@ -141,7 +141,7 @@ import Testing
   @Test func timeoutIsATypedErrorAndStopsTheFetch() async throws {
     let server = try TestHTTPServer()
     defer { server.stop() }
-    let gate = Gate()  // never opened
+    let gate = ResponseGate()  // never opened
     server.route("/slow.png", .gated(gate, try Self.pngBody()))
     let loader = ImageLoader(timeout: 0.5)
     await #expect(throws: ImageLoadError.timedOut(seconds: 0.5)) {

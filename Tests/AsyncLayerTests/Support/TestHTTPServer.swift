@@ -7,7 +7,7 @@ import Glibc
 
 /// A one-shot signal a held response waits for: a pipe whose read end becomes readable, for good,
 /// once `open()` writes a byte. Server threads `poll` on it, so nothing sleeps or spins.
-final class Gate: Sendable {
+final class ResponseGate: Sendable {
   let readFD: Int32
   private let writeFD: Int32
   private let opened = Atomic<Bool>(false)
@@ -45,7 +45,7 @@ final class TestHTTPServer: Sendable {
     /// 200 announcing `announcedLength` bytes, sending only `body`, then closing.
     case truncated(Data, announcedLength: Int)
     /// 200 with the body, sent only once the gate opens (or never, if the client hangs up first).
-    case gated(Gate, Data)
+    case gated(ResponseGate, Data)
   }
 
   private struct State {
@@ -57,7 +57,7 @@ final class TestHTTPServer: Sendable {
 
   let port: UInt16
   private let listenFD: Int32
-  private let stopGate = Gate()
+  private let stopGate = ResponseGate()
   private let state = Mutex(State())
   private static let maximumConnections = 64
 
