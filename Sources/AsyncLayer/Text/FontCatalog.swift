@@ -29,12 +29,21 @@ public enum FontCatalog {
     return names
   }
 
+  /// Answers per family list: every tile render asks, with a handful of distinct lists.
+  private static let missingByList = Mutex<[String: [String]]>([:])
+
   /// The families of a comma-separated list that are neither installed nor generic: text in them
   /// is drawn with a fallback font.
   public static func missingFamilies(in familyList: String) -> [String] {
+    if let known = missingByList.withLock({ $0[familyList] }) { return known }
     let installed = installedFamilies
-    return familyList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { name in
+    let missing = familyList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { name in
       !name.isEmpty && !genericFamilies.contains(name.lowercased()) && !installed.contains(name.lowercased())
     }
+    missingByList.withLock { cache in
+      if cache.count > 256 { cache.removeAll() }  // a bound, for callers that invent family names
+      cache[familyList] = missing
+    }
+    return missing
   }
 }
