@@ -139,7 +139,8 @@ extension AsyncLayer {
       let start = ThreadCPUClock.now()
       let outcome: DrawOutcome
       do {
-        outcome = .rendered(try snapshot.render(renderer, isCancelled: isCancelled), cpuTime: ThreadCPUClock.now() - start)
+        let image = try snapshot.render(renderer, isCancelled: isCancelled)
+        outcome = .rendered(image, cpuTime: ThreadCPUClock.now() - start)
         renderedHook?()
       } catch {
         let cpuTime = ThreadCPUClock.now() - start
