@@ -23,8 +23,9 @@ import Synchronization
 /// layer.onDidDisplay = { layer, finished in print(finished ? "shown" : "cancelled") }
 /// ```
 ///
-/// Subclasses override ``makeDrawOperation()`` (``TextLayer``). Sublayers and compositing are not
-/// part of this type yet; a tree would add them next to ``display()``.
+/// Subclasses override ``makeDrawOperation()`` (``TextLayer``). Layers form trees
+/// (``addSublayer(_:)``, ``frame``, ``zPosition``, ``opacity``, ``masksToBounds``): every layer draws
+/// its own contents on the pool, and the root composites the tree into ``compositedContents``.
 open class AsyncLayer {
   /// The loop the layer lives on.
   public let loop: MainLoop
@@ -34,9 +35,15 @@ open class AsyncLayer {
   let generationCounter = GenerationCounter()
   let recorder = StatisticsRecorder()
   /// The draw started by the last `display()` and not yet ended on the loop.
-  var inFlight: (generation: UInt64, ticket: PoolTicket)?
+  var inFlight: (generation: UInt64, ticket: PoolTicket)? {
+    didSet { displayStateDidChange() }
+  }
   /// Called on the draw thread each time draw code polls for cancellation (tests hold draws here).
   var cancellationPollHook: (@Sendable () -> Void)?
+  /// The layer's place in a tree (AsyncLayer+Sublayers.swift).
+  var tree = LayerTreeState()
+  /// The composite of the tree this layer roots, made on first use (AsyncLayer+Compositing.swift).
+  var compositorStorage: LayerCompositor?
 
   /// Creates an empty layer on `loop`'s thread.
   public init(loop: MainLoop, pool: QueuePool = .shared) {
@@ -105,13 +112,17 @@ open class AsyncLayer {
   // MARK: Results
 
   /// The rendered image, or nil before the first commit and for a zero size.
-  public internal(set) var contents: RenderedImage?
+  public internal(set) var contents: RenderedImage? {
+    didSet { displayStateDidChange() }
+  }
 
   /// The error of the last failed draw, cleared by the next commit.
   public internal(set) var lastError: (any Error)?
 
   /// True between ``setNeedsDisplay()`` and the display the collector runs for it.
-  public internal(set) var needsDisplay = false
+  public internal(set) var needsDisplay = false {
+    didSet { displayStateDidChange() }
+  }
 
   /// True while a display is requested or a draw of the current generation has not ended.
   public var isDisplayPending: Bool {
