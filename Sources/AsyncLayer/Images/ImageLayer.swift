@@ -8,6 +8,8 @@ import Foundation
 /// result commits only if it is for the layer's current URL and request: a reused cell never
 /// shows the previous row's picture. Until the image arrives the layer shows
 /// ``placeholderColor`` (the engine's stale-contents policy applies while a draw is pending).
+/// The image is clipped to the layer's ``AsyncLayer/cornerRadius`` in its own contents, so a lone
+/// image layer is rounded without a tree (changing the radius later needs a `setNeedsDisplay()`).
 ///
 /// ```swift
 /// let thumbnail = ImageLayer(loop: loop, loader: loader)
@@ -53,11 +55,6 @@ open class ImageLayer: AsyncLayer {
 
   public var contentMode = ContentMode.fill {
     didSet { if contentMode != oldValue { setNeedsDisplay() } }
-  }
-
-  /// Radius of the rounded corners the image is clipped to, in points.
-  public var cornerRadius = 0.0 {
-    didSet { if cornerRadius != oldValue { setNeedsDisplay() } }
   }
 
   /// Shown until the image arrives (and when it fails); nil leaves the layer transparent.
