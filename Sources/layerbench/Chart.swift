@@ -13,9 +13,10 @@ private struct ChartCanvas {
   static let size = Size(width: 960, height: 540)
   static let plot = Rect(x: 80, y: 60, width: 840, height: 380)
 
-  static func label(_ text: String, _ context: DrawingContext, at point: Point, size: Double = 12, width: Double = 200,
-    alignment: TextAlignment = .left, bold: Bool = false) throws
-  {
+  static func label(
+    _ text: String, _ context: DrawingContext, at point: Point, size: Double = 12, width: Double = 200,
+    alignment: TextAlignment = .left, bold: Bool = false
+  ) throws {
     var style = TextStyle(fontFamily: "Sans", fontSize: size, weight: bold ? .bold : .regular)
     style.alignment = alignment
     style.color = Color(red: 0.2, green: 0.2, blue: 0.2)
@@ -32,7 +33,8 @@ private struct ChartCanvas {
     for step in 0...5 {
       let value = top * Double(step) / 5
       let y = plot.maxY - plot.height * Double(step) / 5
-      context.strokeLine(from: Point(x: plot.minX, y: y), to: Point(x: plot.maxX, y: y),
+      context.strokeLine(
+        from: Point(x: plot.minX, y: y), to: Point(x: plot.maxX, y: y),
         color: Color(red: 0.88, green: 0.88, blue: 0.88), lineWidth: 1)
       try label(formatValue(value), context, at: Point(x: plot.minX - 8, y: y - 8), width: 70, alignment: .right)
     }
@@ -55,7 +57,8 @@ private struct ChartCanvas {
   }
 
   static func formatValue(_ value: Double) -> String {
-    value >= 100 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
+    value >= 100
+      ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
   }
 }
 
@@ -77,10 +80,12 @@ struct BarChart {
         for (seriesIndex, entry) in series.enumerated() where categoryIndex < entry.values.count {
           let height = plot.height * entry.values[categoryIndex] / top
           context.fill(
-            Rect(x: groupX + barWidth * Double(seriesIndex), y: plot.maxY - height, width: barWidth - 1, height: height),
+            Rect(
+              x: groupX + barWidth * Double(seriesIndex), y: plot.maxY - height, width: barWidth - 1, height: height),
             color: palette[seriesIndex % palette.count])
         }
-        try ChartCanvas.label(category, context, at: Point(x: groupX + groupWidth * 0.4, y: plot.maxY + 6), size: 11,
+        try ChartCanvas.label(
+          category, context, at: Point(x: groupX + groupWidth * 0.4, y: plot.maxY + 6), size: 11,
           width: groupWidth, alignment: .center)
       }
     }
@@ -109,7 +114,8 @@ struct LineChart {
       if let threshold {
         let y = plot.maxY - plot.height * threshold.value / top
         context.strokeLine(from: Point(x: plot.minX, y: y), to: Point(x: plot.maxX, y: y), color: .red, lineWidth: 1)
-        try ChartCanvas.label(threshold.label, context, at: Point(x: plot.maxX - 200, y: y - 18), width: 200,
+        try ChartCanvas.label(
+          threshold.label, context, at: Point(x: plot.maxX - 200, y: y - 18), width: 200,
           alignment: .right)
       }
       for (seriesIndex, entry) in series.enumerated() {
@@ -123,7 +129,8 @@ struct LineChart {
       if let xLabels {
         for (index, text) in xLabels.enumerated() {
           let p = point(index, 0)
-          try ChartCanvas.label(text, context, at: Point(x: p.x, y: plot.maxY + 6), size: 11, width: 80,
+          try ChartCanvas.label(
+            text, context, at: Point(x: p.x, y: plot.maxY + 6), size: 11, width: 80,
             alignment: .center)
         }
       }

@@ -6,6 +6,9 @@ struct LayerBench: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "layerbench",
     abstract: "Render text tiles with AsyncLayer and measure what it costs.",
-    subcommands: [RenderCommand.self, SamplesCommand.self, ThroughputCommand.self, TechniquesCommand.self, ReportCommand.self, ScrollCommand.self]
+    subcommands: [
+      RenderCommand.self, SamplesCommand.self, ThroughputCommand.self, TechniquesCommand.self, ReportCommand.self,
+      ScrollCommand.self,
+    ]
   )
 }

@@ -45,7 +45,8 @@ struct TechniquesCommand: ParsableCommand {
     let batch = (0..<tiles).map { index in
       options.tile(
         .plain(
-          "Row \(index): " + (0..<(12 + index % 20)).map { words[($0 * 7 + index) % words.count] }.joined(separator: " ")))
+          "Row \(index): "
+            + (0..<(12 + index % 20)).map { words[($0 * 7 + index) % words.count] }.joined(separator: " ")))
     }
     _ = try batch[0].render()  // bad options fail here, before any thread starts
     let recorder = LoopTurnRecorder()
@@ -62,7 +63,9 @@ struct TechniquesCommand: ParsableCommand {
     }
     Terminal.progress(Technique.allCases.count, of: Technique.allCases.count, label: "techniques")
 
-    var table = TextTable(headers: ["technique", "tiles", "wall ms", "CPU ms", "longest stall ms", "threads", "order kept"])
+    var table = TextTable(headers: [
+      "technique", "tiles", "wall ms", "CPU ms", "longest stall ms", "threads", "order kept",
+    ])
     for row in rows {
       table.add([
         row.technique, "\(row.tilesDone)", String(format: "%.1f", row.wallMs), String(format: "%.1f", row.cpuMs),
@@ -74,7 +77,9 @@ struct TechniquesCommand: ParsableCommand {
     if let chart {
       try BarChart(
         title: "\(tiles) tiles per technique (ms)", categories: rows.map(\.technique),
-        series: [("wall", rows.map(\.wallMs)), ("CPU", rows.map(\.cpuMs)), ("longest stall", rows.map(\.longestStallMs))]
+        series: [
+          ("wall", rows.map(\.wallMs)), ("CPU", rows.map(\.cpuMs)), ("longest stall", rows.map(\.longestStallMs)),
+        ]
       ).render().writePNG(to: chart)
       print("wrote \(chart)")
     }

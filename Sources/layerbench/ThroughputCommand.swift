@@ -124,14 +124,17 @@ struct ThroughputCommand: ParsableCommand {
       Terminal.progress(step, of: steps, label: "throughput")
     }
     for count in 1...maxWorkers {
-      let render = median((0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .none) })
+      let render = median(
+        (0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .none) })
       progress()
-      let withPNG = median((0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .fast) })
+      let withPNG = median(
+        (0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .fast) })
       progress()
       let c = try cReferenceTilesPerSecond(threads: count)
       rows.append(
         SweepRow(
-          workers: count, renderTilesPerSecond: render, renderScaling: render / (rows.first?.renderTilesPerSecond ?? render),
+          workers: count, renderTilesPerSecond: render,
+          renderScaling: render / (rows.first?.renderTilesPerSecond ?? render),
           renderPNGTilesPerSecond: withPNG,
           renderPNGScaling: withPNG / (rows.first?.renderPNGTilesPerSecond ?? withPNG), cTilesPerSecond: c,
           cScaling: c.map { $0 / (rows.first?.cTilesPerSecond ?? $0) }))
@@ -146,7 +149,8 @@ struct ThroughputCommand: ParsableCommand {
       try RenderedImage(pngData: PNGEncoder().encode(image)).pixels
       == RenderedImage(pngData: image.cairoPNGData()).pixels
 
-    print("Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
+    print(
+      "Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
     var table = TextTable(headers: [
       "workers", "render tiles/s", "× 1 worker", "render+PNG tiles/s", "× 1 worker", "C tiles/s", "× 1 thread",
     ])
@@ -161,7 +165,8 @@ struct ThroughputCommand: ParsableCommand {
     print(table.render())
     print(
       String(
-        format: "\nrender+PNG per tile, 1 worker: cairo_surface_write_to_png %.3f ms, AsyncLayer PNGEncoder %.3f ms: %.1f× faster; decoded pixels identical: %@",
+        format:
+          "\nrender+PNG per tile, 1 worker: cairo_surface_write_to_png %.3f ms, AsyncLayer PNGEncoder %.3f ms: %.1f× faster; decoded pixels identical: %@",
         cairo, fast, cairo / fast, identical ? "yes" : "NO"))
     if rows.first?.cTilesPerSecond == nil {
       print("(C reference not found at \(cReference): `make bench-c` builds it)")
@@ -171,9 +176,13 @@ struct ThroughputCommand: ParsableCommand {
       var series: [(name: String, values: [Double])] = [
         ("render", rows.map(\.renderTilesPerSecond)), ("render+PNG", rows.map(\.renderPNGTilesPerSecond)),
       ]
-      if rows.allSatisfy({ $0.cTilesPerSecond != nil }) { series.append(("C reference", rows.map { $0.cTilesPerSecond! })) }
-      try BarChart(title: "Tiles per second by worker count", categories: rows.map { "\($0.workers) worker(s)" },
-        series: series).render().writePNG(to: chart)
+      if rows.allSatisfy({ $0.cTilesPerSecond != nil }) {
+        series.append(("C reference", rows.map { $0.cTilesPerSecond! }))
+      }
+      try BarChart(
+        title: "Tiles per second by worker count", categories: rows.map { "\($0.workers) worker(s)" },
+        series: series
+      ).render().writePNG(to: chart)
       print("wrote \(chart)")
     }
   }

@@ -182,7 +182,9 @@ struct IdleTaskQueueTests {
     let loop = MainLoop(clock: .manual)
     let fires = Atomic(0)
     do {
-      _ = try loop.scheduleTimer(after: .milliseconds(5), repeating: .milliseconds(5), modes: .common, tolerance: .milliseconds(1)) {
+      _ = try loop.scheduleTimer(
+        after: .milliseconds(5), repeating: .milliseconds(5), modes: .common, tolerance: .milliseconds(1)
+      ) {
         fires.add(1, ordering: .relaxed)
       }
       let oneShot = try loop.scheduleTimer(after: .milliseconds(1)) {}

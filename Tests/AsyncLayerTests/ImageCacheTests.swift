@@ -82,10 +82,12 @@ import Testing
   @Test func namesFilesBySHA256OfTheWholeURL() throws {
     let cache = try ImageDiskCache(directory: try makeTemporaryDirectory(), byteLimit: 1 << 20)
     // Reference digests from coreutils `printf %s URL | sha256sum`.
-    #expect(cache.fileURL(for: urlA).lastPathComponent
-      == "fc65149e5af7f5d72e4848de962f6f289383625957d9272ce6af0794692df9fb")
-    #expect(cache.fileURL(for: urlB).lastPathComponent
-      == "4b4913ec1724af6ed508bb663b55c039e2ef61bf1c78ad5e129c4bcc2382c4d6")
+    #expect(
+      cache.fileURL(for: urlA).lastPathComponent
+        == "fc65149e5af7f5d72e4848de962f6f289383625957d9272ce6af0794692df9fb")
+    #expect(
+      cache.fileURL(for: urlB).lastPathComponent
+        == "4b4913ec1724af6ed508bb663b55c039e2ef61bf1c78ad5e129c4bcc2382c4d6")
     // Same last path component, different entries.
     #expect(cache.store(Data("first".utf8), for: urlA))
     #expect(cache.store(Data("second".utf8), for: urlB))

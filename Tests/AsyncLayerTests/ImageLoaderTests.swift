@@ -212,7 +212,9 @@ import Testing
     let loader = ImageLoader()
     for _ in 0..<2 {  // a miss, then a memory hit
       let onQueue: Bool = await withCheckedContinuation { continuation in
-        loader.load(file, on: .queue(queue)) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == 7) }
+        loader.load(file, on: .queue(queue)) { _ in
+          continuation.resume(returning: DispatchQueue.getSpecific(key: key) == 7)
+        }
       }
       #expect(onQueue)
     }

@@ -1,6 +1,7 @@
-@testable import AsyncLayer
 import Synchronization
 import Testing
+
+@testable import AsyncLayer
 
 @Suite struct LayerTreeTests {
   private static let lime = Color(red: 0, green: 1, blue: 0)

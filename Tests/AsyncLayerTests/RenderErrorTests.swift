@@ -15,7 +15,8 @@ struct RenderErrorTests {
     #expect(throws: RenderError.self) { try TextTile(.markup("<nosuchtag>x</nosuchtag>"), width: 100).render() }
   }
 
-  @Test("width, height and scale must be positive and finite",
+  @Test(
+    "width, height and scale must be positive and finite",
     arguments: [0.0, -1.0, Double.nan, Double.infinity, -Double.infinity])
   func badDimensions(value: Double) throws {
     #expect(throws: RenderError.self) { try TextTile(.plain("x"), width: value).render() }

@@ -50,7 +50,8 @@ struct RenderedImageTests {
   func pngRoundTrip(opaque: Bool) throws {
     var style = TextStyle()
     style.color = Color(red: 0.2, green: 0.4, blue: 0.6)
-    let tile = TextTile(.plain("Round trip 往返 😀"), style: style, width: 200, scale: 2,
+    let tile = TextTile(
+      .plain("Round trip 往返 😀"), style: style, width: 200, scale: 2,
       background: opaque ? .white : nil)
     let image = try tile.render().image
     let decoded = try RenderedImage(pngData: image.pngData(), scale: 2)
@@ -82,7 +83,9 @@ struct RenderedImageTests {
   func cancellationIsVisibleToDrawCode() throws {
     var polls = 0
     #expect(throws: CancellationError.self) {
-      try ImageRenderer(size: Size(width: 4, height: 4)).render(isCancelled: { polls += 1; return polls > 2 }) { c in
+      try ImageRenderer(size: Size(width: 4, height: 4)).render(isCancelled: {
+        polls += 1; return polls > 2
+      }) { c in
         for _ in 0..<10 { try c.checkCancellation() }
       }
     }

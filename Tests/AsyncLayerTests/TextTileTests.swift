@@ -21,7 +21,8 @@ struct TextTileTests {
     var style = TextStyle(font: "Sans 14")
     style.color = .white
     let padding = 16.0
-    let tile = TextTile(.plain(sentence), style: style, width: 300, scale: 2, padding: EdgeInsets(all: padding),
+    let tile = TextTile(
+      .plain(sentence), style: style, width: 300, scale: 2, padding: EdgeInsets(all: padding),
       background: background)
     let image = try tile.render().image
     let bounds = try #require(image.inkBounds(background: background))

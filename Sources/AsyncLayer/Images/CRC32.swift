@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 /// The CRC-32 (gzip's polynomial) of `data`, computed by libdeflate.
 func crc32(_ data: Data) -> UInt32 {

@@ -62,7 +62,8 @@ public enum ImageDecoder {
     }
   }
 
-  private static func decodeJPEG(_ data: Data, targetPixelSize: PixelSize?) throws(ImageDecodingError) -> RenderedImage {
+  private static func decodeJPEG(_ data: Data, targetPixelSize: PixelSize?) throws(ImageDecodingError) -> RenderedImage
+  {
     let decompressor = try TurboJPEGDecompressor()
     let source = try decompressor.dimensions(of: data)
     try checkLimit(source)

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+  import FoundationNetworking
 #endif
 
 // One flight: disk cache → fetch → decode → store → deliver. Each step first checks that the flight

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+  import FoundationNetworking
 #endif
 
 /// Loads images by URL (`file://`, `http://`, `https://`), decoded off the caller's thread, through a
@@ -77,8 +77,10 @@ public final class ImageLoader: Sendable {
     }
     let holder = TokenHolder()
     let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Result<RenderedImage, ImageLoadError>, Never>) in
-        holder.install(load(url, targetPixelSize: targetPixelSize, on: .immediate) { continuation.resume(returning: $0) })
+      await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<RenderedImage, ImageLoadError>, Never>) in
+        holder.install(
+          load(url, targetPixelSize: targetPixelSize, on: .immediate) { continuation.resume(returning: $0) })
       }
     } onCancel: {
       holder.cancel()

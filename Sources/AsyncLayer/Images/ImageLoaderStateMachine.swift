@@ -33,7 +33,8 @@ struct ImageLoaderStateMachine {
     case joined
   }
 
-  mutating func addWaiter(id waiterID: UInt64, for key: ImageCacheKey, delivery: @escaping Delivery) -> AddWaiterAction {
+  mutating func addWaiter(id waiterID: UInt64, for key: ImageCacheKey, delivery: @escaping Delivery) -> AddWaiterAction
+  {
     if flights[key] != nil {
       flights[key]!.waiters[waiterID] = delivery
       return .joined

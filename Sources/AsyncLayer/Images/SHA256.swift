@@ -29,12 +29,15 @@ struct SHA256 {
     for blockStart in stride(from: 0, to: padded.count, by: 64) {
       for index in 0..<16 {
         let offset = blockStart + index * 4
-        schedule[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
+        schedule[index] =
+          UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
           | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
       }
       for index in 16..<64 {
-        let s0 = schedule[index - 15].rotatedRight(7) ^ schedule[index - 15].rotatedRight(18) ^ (schedule[index - 15] >> 3)
-        let s1 = schedule[index - 2].rotatedRight(17) ^ schedule[index - 2].rotatedRight(19) ^ (schedule[index - 2] >> 10)
+        let s0 =
+          schedule[index - 15].rotatedRight(7) ^ schedule[index - 15].rotatedRight(18) ^ (schedule[index - 15] >> 3)
+        let s1 =
+          schedule[index - 2].rotatedRight(17) ^ schedule[index - 2].rotatedRight(19) ^ (schedule[index - 2] >> 10)
         schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
       }
       var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 // Owners of libturbojpeg handles. Each `tjhandle` has exactly one Swift owner that calls `tjDestroy`
 // once, in `deinit`. A handle is not thread-safe, so these owners are not Sendable: each decode
@@ -8,9 +8,9 @@ internal import CCairo
 /// The turbojpeg pixel format whose bytes, read as native-endian `UInt32`, are cairo's ARGB32.
 private var argb32PixelFormat: TJPF {
   #if _endian(little)
-  return TJPF_BGRA
+    return TJPF_BGRA
   #else
-  return TJPF_ARGB
+    return TJPF_ARGB
   #endif
 }
 

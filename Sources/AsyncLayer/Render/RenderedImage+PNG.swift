@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 extension RenderedImage {
   /// Decodes PNG bytes (any colour type libpng reads) into premultiplied ARGB32 pixels.
@@ -91,7 +91,9 @@ extension RenderedImage {
     let data = try pngData()
     let directory = (path as NSString).deletingLastPathComponent
     var isDirectory: ObjCBool = false
-    if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+    if !directory.isEmpty,
+      !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
+    {
       throw RenderError.io(path: path, reason: "cannot write: directory \(directory) does not exist")
     }
     do {

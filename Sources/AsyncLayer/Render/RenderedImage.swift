@@ -23,7 +23,8 @@ public struct RenderedImage: Sendable, Hashable {
 
   /// Wraps existing pixels. `pixels.count` must be `pixelWidth * pixelHeight`.
   public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, pixels: [UInt32]) {
-    precondition(pixelWidth >= 0 && pixelHeight >= 0 && pixels.count == pixelWidth * pixelHeight,
+    precondition(
+      pixelWidth >= 0 && pixelHeight >= 0 && pixels.count == pixelWidth * pixelHeight,
       "pixel count does not match the dimensions")
     self.pixelWidth = pixelWidth
     self.pixelHeight = pixelHeight

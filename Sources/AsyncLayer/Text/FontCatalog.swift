@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 import Synchronization
 
 /// The font families installed on this machine, to warn about a family that will fall back.

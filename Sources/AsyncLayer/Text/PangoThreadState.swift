@@ -1,5 +1,5 @@
-import Foundation
 internal import CCairo
+import Foundation
 
 /// One Pango font map per thread, and one Pango context per scale on that thread.
 ///

@@ -50,7 +50,8 @@ public final class TextLayout {
     try ImageRenderer.validate(style.fontSize, "font size")
     // FreeType cannot scale a face this large; catch it here rather than let Pango draw boxes.
     guard style.fontSize * scale <= TextLayout.maximumFontPixelSize else {
-      throw RenderError.invalidDimension(name: "font size × scale (at most \(Int(TextLayout.maximumFontPixelSize)) pixels)",
+      throw RenderError.invalidDimension(
+        name: "font size × scale (at most \(Int(TextLayout.maximumFontPixelSize)) pixels)",
         value: style.fontSize * scale)
     }
     self.content = content

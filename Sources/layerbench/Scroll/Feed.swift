@@ -36,8 +36,11 @@ struct Feed: Sendable {
       let body = (0..<wordCount).map { words[($0 * 11 + index * 3) % words.count] }.joined(separator: " ") + "."
       let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
       let imageIndex = index % 5 == 0 ? (index / 5) % max(imageCount, 1) : nil
-      let titleHeight = try TextMeasurer.shared.size(of: .plain(title), style: Self.titleStyle, width: textWidth, scale: 2).height
-      let bodyHeight = try TextMeasurer.shared.size(of: .plain(body), style: Self.bodyStyle, width: textWidth, scale: 2).height
+      let titleHeight = try TextMeasurer.shared.size(
+        of: .plain(title), style: Self.titleStyle, width: textWidth, scale: 2
+      ).height
+      let bodyHeight = try TextMeasurer.shared.size(of: .plain(body), style: Self.bodyStyle, width: textWidth, scale: 2)
+        .height
       var height = Self.padding + titleHeight + 4 + bodyHeight + Self.padding
       if imageIndex != nil { height += Self.imageHeight + 8 }
       height = height.rounded(.up)
@@ -74,7 +77,8 @@ struct Feed: Sendable {
             Rect(x: Double(band) * 25, y: 0, width: 25, height: 187.5),
             color: Color(red: 0.3 + 0.6 * hue, green: 0.3 + 0.5 * t, blue: 0.9 - 0.6 * hue))
         }
-        context.fill(roundedRect: Rect(x: 120, y: 50, width: 135, height: 90), cornerRadius: 16, color: .white.withAlpha(0.7))
+        context.fill(
+          roundedRect: Rect(x: 120, y: 50, width: 135, height: 90), cornerRadius: 16, color: .white.withAlpha(0.7))
       }
       let path = directory.appendingPathComponent("image-\(index).png").path
       try image.writePNG(to: path)

@@ -73,7 +73,8 @@ final class FeedCellLayer: AsyncLayer {
       let drawn = context.draw(body, at: Point(x: padding, y: bodyTop))
       if drawn < body.lines.count { throw CancellationError() }
       if row.imageIndex != nil {
-        let frame = Rect(x: padding, y: bodyTop + body.size.height + 8, width: Feed.imageHeight * 2, height: Feed.imageHeight)
+        let frame = Rect(
+          x: padding, y: bodyTop + body.size.height + 8, width: Feed.imageHeight * 2, height: Feed.imageHeight)
         if let image {
           context.withSavedState {
             context.clip(toRoundedRect: frame, cornerRadius: 8)

@@ -48,7 +48,8 @@ struct FlingScript: Sendable {
         offsets.append(offset)
       }
       stopTimes.append(offsets.count - 1)
-      let restMilliseconds = Int(fling.rest.components.seconds * 1000 + fling.rest.components.attoseconds / 1_000_000_000_000_000)
+      let restMilliseconds = Int(
+        fling.rest.components.seconds * 1000 + fling.rest.components.attoseconds / 1_000_000_000_000_000)
       offsets.append(contentsOf: repeatElement(offset, count: restMilliseconds))
     }
   }

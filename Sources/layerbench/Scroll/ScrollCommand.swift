@@ -61,8 +61,9 @@ struct ScrollCommand: ParsableCommand {
     }
     Terminal.progress(selected.count, of: selected.count, label: "scroll modes")
 
-    print("\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
-      + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
+    print(
+      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
+        + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
     var table = TextTable(headers: [
       "mode", "frames", "dropped", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
     ])

@@ -223,7 +223,8 @@ final class ScrollSimulation {
     finished = true
     let statistics = DisplayStatistics.global
     let turns = recorder.turnDurations.map(\.milliseconds)
-    let busy = statistics.cpuTimeCommitted + statistics.cpuTimeCancelledMidDraw + statistics.cpuTimeDiscarded
+    let busy =
+      statistics.cpuTimeCommitted + statistics.cpuTimeCancelledMidDraw + statistics.cpuTimeDiscarded
       + statistics.cpuTimeFailed
     let wasted = statistics.cpuTimeCancelledMidDraw + statistics.cpuTimeDiscarded
     let settle = settleTimes.map(\.milliseconds)

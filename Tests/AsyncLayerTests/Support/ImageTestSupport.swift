@@ -11,7 +11,8 @@ func quadrantImage(width: Int, height: Int) throws -> RenderedImage {
   return try renderer.render { context in
     context.fill(Rect(x: 0, y: 0, width: halfWidth, height: halfHeight), color: .red)
     context.fill(Rect(x: halfWidth, y: 0, width: halfWidth, height: halfHeight), color: .blue)
-    context.fill(Rect(x: 0, y: halfHeight, width: halfWidth, height: halfHeight), color: Color(red: 0, green: 1, blue: 0))
+    context.fill(
+      Rect(x: 0, y: halfHeight, width: halfWidth, height: halfHeight), color: Color(red: 0, green: 1, blue: 0))
     context.fill(Rect(x: halfWidth, y: halfHeight, width: halfWidth, height: halfHeight), color: .white)
   }
 }

@@ -29,7 +29,8 @@ extension RenderedImage {
 
   func isInk(x: Int, y: Int, background: Color) -> Bool {
     let c = color(x: x, y: y)
-    let d = abs(c.red - background.red) + abs(c.green - background.green) + abs(c.blue - background.blue)
+    let d =
+      abs(c.red - background.red) + abs(c.green - background.green) + abs(c.blue - background.blue)
       + abs(c.alpha - background.alpha)
     return d > 0.1
   }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// A one-shot signal a held response waits for: a pipe whose read end becomes readable, for good,
@@ -194,7 +194,8 @@ final class TestHTTPServer: Sendable {
   }
 
   private func send(_ client: Int32, status: String, length: Int, body: Data) {
-    let head = "HTTP/1.1 \(status)\r\nContent-Length: \(length)\r\nContent-Type: application/octet-stream\r\n"
+    let head =
+      "HTTP/1.1 \(status)\r\nContent-Length: \(length)\r\nContent-Type: application/octet-stream\r\n"
       + "Connection: close\r\n\r\n"
     let bytes = [UInt8](head.utf8) + [UInt8](body)
     var offset = 0
@@ -209,7 +210,8 @@ final class TestHTTPServer: Sendable {
 extension [UInt8] {
   fileprivate var containsHeaderEnd: Bool {
     guard count >= 4 else { return false }
-    for index in 0...(count - 4) where self[index] == 0x0d && self[index + 1] == 0x0a
+    for index in 0...(count - 4)
+    where self[index] == 0x0d && self[index + 1] == 0x0a
       && self[index + 2] == 0x0d && self[index + 3] == 0x0a
     {
       return true
