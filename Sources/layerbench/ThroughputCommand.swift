@@ -90,18 +90,26 @@ struct ThroughputCommand: ParsableCommand {
         }
       }
     }
-    // One worker runs on this thread: no thread pool in the way of an instruction count
-    // (valgrind 3.19 cannot follow libdispatch's worker start-up).
-    guard workers > 1 else {
-      _ = try? tile.render()
-      let start = ContinuousClock.now
-      work(0)
-      return (ContinuousClock.now - start) / .seconds(1)
+    // One thread per worker, as the C reference does (and no libdispatch pool: valgrind 3.19
+    // cannot follow its worker start-up). Each warms its own font map first, then all start
+    // together: the sweep measures steady state, not thread start-up.
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    for index in 0..<workers {
+      let thread = Thread {
+        _ = try? tile.render()
+        ready.signal()
+        go.wait()
+        work(index)
+        done.signal()
+      }
+      thread.start()
     }
-    // Warm each worker thread's font map first: the sweep measures steady state.
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in _ = try? tile.render() }
+    for _ in 0..<workers { ready.wait() }
     let start = ContinuousClock.now
-    DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+    for _ in 0..<workers { go.signal() }
+    for _ in 0..<workers { done.wait() }
     return (ContinuousClock.now - start) / .seconds(1)
   }
 
