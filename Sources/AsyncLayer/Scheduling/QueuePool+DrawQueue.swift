@@ -20,9 +20,13 @@ final class DrawQueue: Sendable {
   /// A semaphore because `Synchronization` has no condition variable.
   private let itemsAvailable = DispatchSemaphore(value: 0)
 
-  init(index: Int, name: String) {
+  init(index: Int, name: String, niceness: Int32) {
     self.index = index
-    let thread = Thread { [self] in self.work() }
+    let thread = Thread { [self] in
+      // On Linux `setpriority(PRIO_PROCESS, 0, …)` sets the calling thread's nice value only.
+      if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+      self.work()
+    }
     thread.name = name
     thread.start()
   }

@@ -24,8 +24,17 @@ public final class QueuePool: Sendable {
   let queues: [DrawQueue]
 
   /// Starts `queueCount` worker threads (at least one) named `name.0`, `name.1`, ….
-  public init(queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw") {
-    queues = (0..<max(1, queueCount)).map { DrawQueue(index: $0, name: "\(name).\($0)") }
+  /// The nice value of the pool's threads by default: below the loop, as iOS runs its draw
+  /// queues at a lower QoS than the main thread, so that busy draw threads do not delay frames.
+  public static let defaultNiceness: Int32 = 5
+
+  /// A pool of `queueCount` serial queues whose worker threads run at `niceness` (0: the
+  /// creating thread's priority; higher is lower priority).
+  public init(
+    queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw",
+    niceness: Int32 = QueuePool.defaultNiceness
+  ) {
+    queues = (0..<max(1, queueCount)).map { DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness) }
   }
 
   /// The number of serial queues.

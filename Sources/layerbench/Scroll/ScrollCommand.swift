@@ -11,7 +11,7 @@ struct ScrollCommand: ParsableCommand {
     discussion: """
       Modes: sync (draw on the loop), async-nocancel (draw on the pool, never cancel), async (cancel the \
       draw in flight on reuse), async-priority (cancel, plus draws started by distance to the viewport). \
-      A turn over 16.7 ms is a dropped frame; a stale frame shows a visible cell with another row's content \
+      A turn over 16.7 ms is a dropped frame; a frame more than 25 ms after the previous one is late; a stale frame shows a visible cell with another row's content \
       or none; settle is the time from the end of a fling until every visible cell shows its final content; \
       wasted CPU is draw CPU spent on content never shown.
       """
@@ -65,11 +65,12 @@ struct ScrollCommand: ParsableCommand {
       "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
         + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
     var table = TextTable(headers: [
-      "mode", "frames", "dropped", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
+      "mode", "frames", "dropped", "late", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
     ])
     for r in results {
       table.add([
-        r.mode, "\(r.frames)", "\(r.droppedFrames)", f(r.p50Ms, 2), f(r.p99Ms, 2), f(r.maxMs, 1), "\(r.staleFrames)",
+        r.mode, "\(r.frames)", "\(r.droppedFrames)", "\(r.lateFrames)", f(r.p50Ms, 2), f(r.p99Ms, 2), f(r.maxMs, 1),
+        "\(r.staleFrames)",
         f(r.settleMs, 1), f(r.wastedCpuPercent, 1),
       ])
     }

@@ -23,6 +23,9 @@ final class ScrollSimulation {
     var mode: String
     var frames: Int
     var droppedFrames: Int
+    /// Frames that came more than 1.5 periods after the previous one (the loop was not scheduled
+    /// in time, whatever the length of its turns).
+    var lateFrames: Int
     var p50Ms: Double
     var p99Ms: Double
     var maxMs: Double
@@ -232,6 +235,7 @@ final class ScrollSimulation {
     for index in frameTimes.indices.dropFirst() { intervals.append(frameTimes[index] - frameTimes[index - 1]) }
     let result = Result(
       mode: mode.rawValue, frames: frames, droppedFrames: turns.filter { $0 > 1000 / 60.0 }.count,
+      lateFrames: intervals.filter { $0 > 1.5 * 1000 / 60.0 }.count,
       p50Ms: percentile(turns, 50), p99Ms: percentile(turns, 99), maxMs: turns.max() ?? 0, staleFrames: staleFrames,
       settleMs: median(settle), settleFrames: (median(settle) / (1000 / 60.0)).rounded(.up),
       wastedCpuPercent: busy > .zero ? 100 * wasted.milliseconds / busy.milliseconds : 0,
