@@ -7,8 +7,8 @@
 ///   loop.perform { bound.value.setNeedsDisplay() }   // runs on the loop: allowed
 /// }
 /// ```
+// @unchecked: the value is only reachable through `value`, which checks the loop's thread.
 public struct LoopBound<Value>: @unchecked Sendable {
-  // @unchecked: the value is only reachable through `value`, which checks the loop's thread.
   private let storage: Value
   /// The loop that owns the value.
   public let loop: MainLoop
