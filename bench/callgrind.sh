@@ -37,9 +37,18 @@ s1=$(total_ir swift "$N1" "$SWIFT_BIN" throughput --text "$TEXT" --font "Sans 14
 s2=$(total_ir swift "$N2" "$SWIFT_BIN" throughput --text "$TEXT" --font "Sans 14" --width 375 --height 120 \
   --scale 2 --padding 8 --bg white --tiles "$N2" --workers 1)
 
+# The same Swift tile with glyphs through cairo's own (locked) glyph path, for comparison.
+k1=$(total_ir swift-cairo-glyphs "$N1" "$SWIFT_BIN" throughput --text "$TEXT" --font "Sans 14" --width 375 \
+  --height 120 --scale 2 --padding 8 --bg white --tiles "$N1" --workers 1 --glyphs cairo)
+k2=$(total_ir swift-cairo-glyphs "$N2" "$SWIFT_BIN" throughput --text "$TEXT" --font "Sans 14" --width 375 \
+  --height 120 --scale 2 --padding 8 --bg white --tiles "$N2" --workers 1 --glyphs cairo)
+
 c_per_tile=$(( (c2 - c1) / (N2 - N1) ))
+k_per_tile=$(( (k2 - k1) / (N2 - N1) ))
 swift_per_tile=$(( (s2 - s1) / (N2 - N1) ))
 printf 'C reference: %d Ir at %d tiles, %d Ir at %d tiles -> %d Ir per tile\n' "$c1" "$N1" "$c2" "$N2" "$c_per_tile"
 printf 'Swift TextTile: %d Ir at %d tiles, %d Ir at %d tiles -> %d Ir per tile\n' "$s1" "$N1" "$s2" "$N2" "$swift_per_tile"
-awk -v s="$swift_per_tile" -v c="$c_per_tile" 'BEGIN { printf "Swift / C: %.3f\n", s / c }'
-echo "profiles: $OUT/{c,swift}.{$N1,$N2}.callgrind (callgrind_annotate <file>)"
+printf 'Swift TextTile, cairo glyph path: %d Ir at %d tiles, %d Ir at %d tiles -> %d Ir per tile\n' "$k1" "$N1" "$k2" "$N2" "$k_per_tile"
+awk -v s="$swift_per_tile" -v c="$c_per_tile" -v k="$k_per_tile" \
+  'BEGIN { printf "Swift / C: %.3f (cairo glyph path: %.3f)\n", s / c, k / c }'
+echo "profiles: $OUT/{c,swift,swift-cairo-glyphs}.{$N1,$N2}.callgrind (callgrind_annotate <file>)"

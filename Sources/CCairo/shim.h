@@ -7,6 +7,9 @@
 #include <pango/pangocairo.h>
 #include <pango/pangofc-fontmap.h>
 
+// pixman, under cairo: a per-thread glyph cache composites text without cairo's global glyph lock.
+#include <pixman.h>
+
 // Codecs for the image path: libdeflate for fast PNG encoding, libturbojpeg for JPEG decoding.
 #include <libdeflate.h>
 #include <turbojpeg.h>

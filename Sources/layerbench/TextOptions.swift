@@ -82,3 +82,4 @@ struct TextOptions: ParsableArguments {
 extension TextAlignment: ExpressibleByArgument {}
 extension WrapMode: ExpressibleByArgument {}
 extension EllipsizeMode: ExpressibleByArgument {}
+extension GlyphCompositing: ExpressibleByArgument {}

@@ -8,10 +8,11 @@ struct ThroughputCommand: ParsableCommand {
     commandName: "throughput",
     abstract: "Render the same tile N times per worker and print tiles per second.",
     discussion: """
-      With --workers K: one run, K workers. With --sweep: 1…--max-workers workers, render-only and render+PNG, \
-      each the median of --repeat runs, with the scaling ratio against one worker, the plain C pangocairo \
-      reference beside it (bench/out/pango_reference, `make bench-c`), and render+PNG with cairo's writer against \
-      AsyncLayer's encoder.
+      With --workers K: one run, K workers. With --sweep: 1…--max-workers workers, render-only (glyphs through \
+      the per-thread cache and through cairo's locked one) and render+PNG, each the median of --repeat runs \
+      (configurations interleaved within each round, so that drift in machine speed hits all of them alike), \
+      with the scaling ratio against one worker, the plain C pangocairo reference beside it \
+      (bench/out/pango_reference, `make bench-c`), and render+PNG with cairo's writer against AsyncLayer's encoder.
       """
   )
 
@@ -29,6 +30,9 @@ struct ThroughputCommand: ParsableCommand {
 
   @Option(help: "PNG encoding per tile in a single run: none, fast (AsyncLayer's encoder) or cairo.")
   var png: PNGMode = .none
+
+  @Option(help: "Glyph compositing in a single run: thread-cache (default) or cairo.")
+  var glyphs: GlyphCompositing = .threadCache
 
   @Flag(help: "Sweep 1…--max-workers workers and compare with the C reference.")
   var sweep = false
@@ -62,7 +66,8 @@ struct ThroughputCommand: ParsableCommand {
   }
 
   func run() throws {
-    let tile = options.tile(.plain(text))
+    var tile = options.tile(.plain(text))
+    tile.glyphCompositing = glyphs
     _ = try tile.render()  // fail early on bad input
     if sweep {
       try runSweep(tile)
@@ -72,8 +77,9 @@ struct ThroughputCommand: ParsableCommand {
     let total = tiles * workers
     print(
       String(
-        format: "%d tiles on %d worker(s), png %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)", total,
-        workers, png.rawValue, seconds, Double(total) / seconds, seconds * 1000 / Double(tiles)))
+        format: "%d tiles on %d worker(s), png %@, glyphs %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)",
+        total, workers, png.rawValue, glyphs.rawValue, seconds, Double(total) / seconds, seconds * 1000 / Double(tiles))
+    )
   }
 
   /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
@@ -117,6 +123,8 @@ struct ThroughputCommand: ParsableCommand {
     var workers: Int
     var renderTilesPerSecond: Double
     var renderScaling: Double
+    var cairoGlyphsTilesPerSecond: Double
+    var cairoGlyphsScaling: Double
     var renderPNGTilesPerSecond: Double
     var renderPNGScaling: Double
     var cTilesPerSecond: Double?
@@ -124,34 +132,52 @@ struct ThroughputCommand: ParsableCommand {
   }
 
   private func runSweep(_ tile: TextTile) throws {
-    var rows: [SweepRow] = []
-    let steps = maxWorkers * 2 + 2
+    var cairoGlyphs = tile
+    cairoGlyphs.glyphCompositing = .cairo
+    let steps = repetitions * (maxWorkers * 3 + 2) + maxWorkers
     var step = 0
     func progress() {
       step += 1
       Terminal.progress(step, of: steps, label: "throughput")
     }
+    // Each round measures every configuration once, so a slow spell of the machine lands on all.
+    var render = [[Double]](repeating: [], count: maxWorkers + 1)
+    var viaCairo = render, withPNG = render
+    var cairoPNGMs: [Double] = [], fastPNGMs: [Double] = []
+    for _ in 0..<repetitions {
+      for count in 1...maxWorkers {
+        render[count].append(Double(tiles * count) / measure(tile, workers: count, png: .none))
+        progress()
+        viaCairo[count].append(Double(tiles * count) / measure(cairoGlyphs, workers: count, png: .none))
+        progress()
+        withPNG[count].append(Double(tiles * count) / measure(tile, workers: count, png: .fast))
+        progress()
+      }
+      // Render + PNG, one worker: cairo's writer against AsyncLayer's encoder, same tiles.
+      cairoPNGMs.append(measure(tile, workers: 1, png: .cairo) * 1000 / Double(tiles))
+      progress()
+      fastPNGMs.append(measure(tile, workers: 1, png: .fast) * 1000 / Double(tiles))
+      progress()
+    }
+    var rows: [SweepRow] = []
     for count in 1...maxWorkers {
-      let render = median(
-        (0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .none) })
-      progress()
-      let withPNG = median(
-        (0..<repetitions).map { _ in Double(tiles * count) / measure(tile, workers: count, png: .fast) })
-      progress()
       let c = try cReferenceTilesPerSecond(threads: count)
+      progress()
+      let first = rows.first
+      let renderMedian = median(render[count]), cairoMedian = median(viaCairo[count])
+      let pngMedian = median(withPNG[count])
       rows.append(
         SweepRow(
-          workers: count, renderTilesPerSecond: render,
-          renderScaling: render / (rows.first?.renderTilesPerSecond ?? render),
-          renderPNGTilesPerSecond: withPNG,
-          renderPNGScaling: withPNG / (rows.first?.renderPNGTilesPerSecond ?? withPNG), cTilesPerSecond: c,
-          cScaling: c.map { $0 / (rows.first?.cTilesPerSecond ?? $0) }))
+          workers: count, renderTilesPerSecond: renderMedian,
+          renderScaling: renderMedian / (first?.renderTilesPerSecond ?? renderMedian),
+          cairoGlyphsTilesPerSecond: cairoMedian,
+          cairoGlyphsScaling: cairoMedian / (first?.cairoGlyphsTilesPerSecond ?? cairoMedian),
+          renderPNGTilesPerSecond: pngMedian,
+          renderPNGScaling: pngMedian / (first?.renderPNGTilesPerSecond ?? pngMedian), cTilesPerSecond: c,
+          cScaling: c.map { $0 / (first?.cTilesPerSecond ?? $0) }))
     }
-    // Render + PNG, one worker: cairo's writer against AsyncLayer's encoder, same tiles.
-    let cairo = median((0..<repetitions).map { _ in measure(tile, workers: 1, png: .cairo) * 1000 / Double(tiles) })
-    progress()
-    let fast = median((0..<repetitions).map { _ in measure(tile, workers: 1, png: .fast) * 1000 / Double(tiles) })
-    progress()
+    let cairo = median(cairoPNGMs)
+    let fast = median(fastPNGMs)
     let image = try tile.render().image
     let identical =
       try RenderedImage(pngData: PNGEncoder().encode(image)).pixels
@@ -160,11 +186,13 @@ struct ThroughputCommand: ParsableCommand {
     print(
       "Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
     var table = TextTable(headers: [
-      "workers", "render tiles/s", "× 1 worker", "render+PNG tiles/s", "× 1 worker", "C tiles/s", "× 1 thread",
+      "workers", "render tiles/s", "× 1 worker", "cairo glyphs tiles/s", "× 1 worker", "render+PNG tiles/s",
+      "× 1 worker", "C tiles/s", "× 1 thread",
     ])
     for row in rows {
       table.add([
         "\(row.workers)", String(format: "%.0f", row.renderTilesPerSecond), String(format: "%.2f", row.renderScaling),
+        String(format: "%.0f", row.cairoGlyphsTilesPerSecond), String(format: "%.2f", row.cairoGlyphsScaling),
         String(format: "%.0f", row.renderPNGTilesPerSecond), String(format: "%.2f", row.renderPNGScaling),
         row.cTilesPerSecond.map { String(format: "%.0f", $0) } ?? "n/a",
         row.cScaling.map { String(format: "%.2f", $0) } ?? "n/a",
@@ -182,7 +210,8 @@ struct ThroughputCommand: ParsableCommand {
     if let json { try writeJSON(rows, to: json) }
     if let chart {
       var series: [(name: String, values: [Double])] = [
-        ("render", rows.map(\.renderTilesPerSecond)), ("render+PNG", rows.map(\.renderPNGTilesPerSecond)),
+        ("render", rows.map(\.renderTilesPerSecond)), ("render, cairo glyphs", rows.map(\.cairoGlyphsTilesPerSecond)),
+        ("render+PNG", rows.map(\.renderPNGTilesPerSecond)),
       ]
       if rows.allSatisfy({ $0.cTilesPerSecond != nil }) {
         series.append(("C reference", rows.map { $0.cTilesPerSecond! }))

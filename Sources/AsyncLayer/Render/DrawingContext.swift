@@ -32,6 +32,9 @@ public final class DrawingContext {
 
   private var cr: OpaquePointer { cairo.raw }
 
+  /// How text drawn from here on reaches the pixels (see ``GlyphCompositing``).
+  public var glyphCompositing: GlyphCompositing = .threadCache
+
   // MARK: Cancellation
 
   /// True once the draw this context serves has been cancelled (for example by `setNeedsDisplay`).
@@ -163,7 +166,8 @@ public final class DrawingContext {
       fill(Rect(origin: origin, size: layout.size), color: background)
     }
     setSource(layout.style.color)
-    return layout.show(in: cr, at: origin, isCancelled: cancellationCheck)
+    return layout.show(
+      in: cr, at: origin, threadGlyphCache: glyphCompositing == .threadCache, isCancelled: cancellationCheck)
   }
 
   // MARK: Images

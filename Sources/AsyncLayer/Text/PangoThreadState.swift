@@ -9,6 +9,8 @@ import Foundation
 final class PangoThreadState {
   let fontMap: UnsafeMutablePointer<PangoFontMap>
   private var contexts: [Double: OpaquePointer] = [:]
+  /// This thread's glyph cache and compositor (see ``GlyphCompositor``).
+  let glyphCompositor = GlyphCompositor()
 
   private init() {
     fontMap = pango_cairo_font_map_new()

@@ -198,9 +198,35 @@ public final class TextLayout {
 
   /// Draws the shown lines into `cr` (whose source colour is already set), checking `isCancelled`
   /// before each line. Returns the number of lines drawn.
-  func show(in cr: OpaquePointer, at origin: Point, isCancelled: () -> Bool) -> Int {
+  ///
+  /// Glyphs go through this thread's ``GlyphCompositor`` (no process-wide lock) when
+  /// `threadGlyphCache` is true and the compositor takes the layout; otherwise through cairo.
+  func show(in cr: OpaquePointer, at origin: Point, threadGlyphCache: Bool = true, isCancelled: () -> Bool) -> Int {
     let shown = lines
-    if shown.count == allLines.count && shown.count == 1 {
+    let wholeLayout = shown.count == allLines.count && shown.count == 1
+    if threadGlyphCache {
+      // Where the cairo path below puts each line: the single line through pango_cairo_show_layout
+      // (offset in pango units from the origin), other lines through pango_cairo_show_layout_line.
+      var placed: [GlyphCompositor.PlacedLine] = []
+      placed.reserveCapacity(shown.count)
+      for line in shown {
+        guard let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { break }
+        if wholeLayout {
+          var logical = PangoRectangle()
+          let iterator = pango_layout_get_iter(raw)
+          pango_layout_iter_get_line_extents(iterator, nil, &logical)
+          let baseline = pango_layout_iter_get_baseline(iterator)
+          pango_layout_iter_free(iterator)
+          placed.append(.init(line: pangoLine, origin: origin, offsetX: logical.x, offsetY: baseline))
+        } else {
+          let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)
+          placed.append(.init(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0))
+        }
+      }
+      let compositor = PangoThreadState.current.glyphCompositor
+      if let drawn = compositor.show(lines: placed, in: cr, isCancelled: isCancelled) { return drawn }
+    }
+    if wholeLayout {
       cairo_move_to(cr, origin.x, origin.y)
       pango_cairo_show_layout(cr, raw)
       return 1

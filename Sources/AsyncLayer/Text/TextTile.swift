@@ -19,6 +19,8 @@ public struct TextTile: Sendable, Hashable {
   public var padding: EdgeInsets
   /// The tile's background; nil leaves it transparent.
   public var background: Color?
+  /// How glyphs are composited; the default scales across threads (see ``GlyphCompositing``).
+  public var glyphCompositing: GlyphCompositing = .threadCache
 
   public init(
     _ content: TextContent, style: TextStyle = TextStyle(), width: Double, height: Double? = nil,
@@ -53,6 +55,7 @@ public struct TextTile: Sendable, Hashable {
     let image = try renderer.render(isCancelled: isCancelled) { context in
       if let background { context.clear(to: background) }
       context.clip(to: Rect(x: 0, y: 0, width: width, height: tileHeight))
+      context.glyphCompositing = glyphCompositing
       linesDrawn = context.draw(layout, at: Point(x: padding.left, y: padding.top))
     }
     return RenderedText(

@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+
+@testable import AsyncLayer
+
+/// The per-thread glyph compositor must draw exactly what cairo draws, and decline what it cannot.
+@Suite("Glyph compositor")
+struct GlyphCompositorTests {
+  struct Outcome {
+    var image: RenderedImage
+    var composited: Int
+    var declined: Int
+  }
+
+  /// Renders `draw` twice on this thread, through cairo and through the compositor.
+  func renderBothWays(
+    size: Size = Size(width: 320, height: 160), scale: Double = 2, _ draw: (DrawingContext) throws -> Void
+  ) throws -> (cairo: RenderedImage, compositor: Outcome) {
+    let renderer = try ImageRenderer(size: size, scale: scale)
+    let viaCairo = try renderer.render { context in
+      context.glyphCompositing = .cairo
+      try draw(context)
+    }
+    let compositor = PangoThreadState.current.glyphCompositor
+    let before = (compositor.layoutsComposited, compositor.layoutsDeclined)
+    let viaCompositor = try renderer.render { context in try draw(context) }
+    let outcome = Outcome(
+      image: viaCompositor, composited: compositor.layoutsComposited - before.0,
+      declined: compositor.layoutsDeclined - before.1)
+    return (viaCairo, outcome)
+  }
+
+  func layout(
+    _ text: String, font: String = "Sans 14", width: Double = 300, scale: Double = 2,
+    configure: (inout TextStyle) -> Void = { _ in }
+  ) throws -> TextLayout {
+    var style = TextStyle(font: font)
+    configure(&style)
+    return try TextLayout(.plain(text), style: style, width: width, scale: scale)
+  }
+
+  /// Where two images differ: how many pixels, the first one and the largest channel difference.
+  struct Differences: Equatable, CustomStringConvertible {
+    var count = 0
+    var first: (x: Int, y: Int)? = nil
+    var largest = 0
+    static let none = Differences()
+    static func == (a: Self, b: Self) -> Bool { a.count == b.count && a.largest == b.largest }
+    var description: String {
+      count == 0 ? "identical" : "\(count) pixels differ, first at \(first!), largest channel difference \(largest)"
+    }
+  }
+
+  static func differences(_ a: RenderedImage, _ b: RenderedImage) -> Differences {
+    var result = Differences()
+    guard a.pixelWidth == b.pixelWidth, a.pixelHeight == b.pixelHeight else {
+      return Differences(count: -1, first: nil, largest: -1)
+    }
+    for (index, (p, q)) in zip(a.pixels, b.pixels).enumerated() where p != q {
+      result.count += 1
+      if result.first == nil { result.first = (index % a.pixelWidth, index / a.pixelWidth) }
+      for shift in stride(from: 0, to: 32, by: 8) {
+        result.largest = max(result.largest, abs(Int((p >> UInt32(shift)) & 0xff) - Int((q >> UInt32(shift)) & 0xff)))
+      }
+    }
+    return result
+  }
+
+  static let texts = [
+    "The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread.",
+    "Ty fo AV WA ffi fj Yo LT. Wolf fjord, tiffany; javelin — Ω ≈ ∑ àéîõü 0123456789",
+    "مرحبا بالعالم، هذا نص عربي طويل يلتف على عدة أسطر",
+    "你好世界，这是一个很长的中文句子，用来测试换行和字形缓存。",
+  ]
+
+  @Test("draws the same pixels as cairo", arguments: texts, [1.0, 2.0, 3.0])
+  func samePixels(text: String, scale: Double) throws {
+    let result = try renderBothWays(scale: scale) { context in
+      context.clear(to: .white)
+      context.draw(try layout(text, scale: scale), at: Point(x: 8, y: 8))
+    }
+    #expect(result.compositor.composited == 1)
+    #expect(result.compositor.declined == 0)
+    #expect(result.cairo.inkBounds(background: .white) != nil)
+    #expect(Self.differences(result.compositor.image, result.cairo) == .none)
+  }
+
+  @Test("same pixels for colours, translucency, transparent targets and fractional origins")
+  func colours() throws {
+    let colours: [(Color, Color?)] = [
+      (.white, Color(red: 0.13, green: 0.25, blue: 0.5)), (Color(red: 0.8, green: 0.1, blue: 0.3, alpha: 0.5), .white),
+      (.black, nil), (Color(red: 0.2, green: 0.7, blue: 0.1, alpha: 0.35), nil),
+    ]
+    for (foreground, background) in colours {
+      let result = try renderBothWays { context in
+        if let background { context.clear(to: background) }
+        let text = try layout(Self.texts[0]) { $0.color = foreground }
+        context.draw(text, at: Point(x: 7.3, y: 5.61))
+      }
+      #expect(result.compositor.composited == 1)
+      #expect(Self.differences(result.compositor.image, result.cairo) == .none)
+    }
+  }
+
+  @Test("same pixels for bold and italic, alignment, justification and ellipsis")
+  func styles() throws {
+    let styles: [(String, (inout TextStyle) -> Void)] = [
+      ("Sans Bold Italic 17", { _ in }), ("Serif Italic 22", { $0.alignment = .center }),
+      ("Sans 13", { $0.alignment = .right }), ("Sans 12", { $0.alignment = .justify }),
+      (
+        "Sans 15",
+        {
+          $0.ellipsize = .middle; $0.maxLines = 2
+        }
+      ), ("Monospace 11", { $0.wrap = .char }),
+    ]
+    for (font, configure) in styles {
+      let result = try renderBothWays(size: Size(width: 320, height: 420)) { context in
+        context.clear(to: .white)
+        context.draw(
+          try layout(Self.texts[1] + " " + Self.texts[0], font: font, configure: configure), at: Point(x: 4, y: 4))
+      }
+      #expect(result.compositor.composited == 1, "\(font)")
+      #expect(Self.differences(result.compositor.image, result.cairo) == .none, "\(font)")
+    }
+  }
+
+  @Test("runs whose glyphs overlap go through a mask, as in cairo, with the same pixels")
+  func overlappingGlyphs() throws {
+    let compositor = PangoThreadState.current.glyphCompositor
+    let masked = compositor.runsMasked
+    let result = try renderBothWays { context in
+      context.clear(to: .white)
+      // Italic f and j reach over their neighbours.
+      context.draw(try layout("ffffff jjjj fjfjfj ƒƒƒ", font: "Serif Italic 40", width: 310), at: Point(x: 4, y: 4))
+    }
+    #expect(compositor.runsMasked > masked)
+    #expect(result.compositor.composited == 1)
+    #expect(Self.differences(result.compositor.image, result.cairo) == .none)
+  }
+
+  @Test("same pixels under a pixel-aligned clip around the text and inside an opacity group")
+  func clipAndGroup() throws {
+    let clipped = try renderBothWays { context in
+      context.clear(to: .white)
+      context.clip(to: Rect(x: 4, y: 4, width: 310, height: 80))
+      context.draw(try layout(Self.texts[0]), at: Point(x: 8, y: 8))
+    }
+    #expect(clipped.compositor.composited == 1)
+    #expect(Self.differences(clipped.compositor.image, clipped.cairo) == .none)
+
+    let group = try renderBothWays { context in
+      context.clear(to: .white)
+      context.withOpacity(0.6) {
+        context.fill(Rect(x: 30, y: 30, width: 100, height: 60), color: Color(red: 1, green: 0.9, blue: 0.2))
+        context.draw(try! layout(Self.texts[0]), at: Point(x: 8, y: 8))
+      }
+    }
+    #expect(group.compositor.composited == 1)
+    #expect(Self.differences(group.compositor.image, group.cairo) == .none)
+  }
+
+  @Test("declines what only cairo and pango draw, and the result is still cairo's")
+  func declines() throws {
+    let cases: [(String, (DrawingContext) throws -> Void)] = [
+      (
+        "colour markup",
+        { context in
+          let text = try TextLayout(
+            .markup("plain <span foreground='red'>red</span> <u>underlined</u>"), style: TextStyle(font: "Sans 14"),
+            width: 300, scale: 2)
+          context.draw(text, at: Point(x: 8, y: 8))
+        }
+      ),
+      ("colour emoji", { context in context.draw(try layout("Party 🎉 time 😀"), at: Point(x: 8, y: 8)) }),
+      (
+        "rounded clip",
+        { context in
+          context.clip(toRoundedRect: Rect(x: 4, y: 4, width: 200, height: 60), cornerRadius: 12)
+          context.draw(try layout(Self.texts[0]), at: Point(x: 8, y: 8))
+        }
+      ),
+      (
+        "a clip through the text",
+        { context in
+          context.clip(to: Rect(x: 20, y: 10, width: 150, height: 30))
+          context.draw(try layout(Self.texts[0]), at: Point(x: 8, y: 8))
+        }
+      ),
+      (
+        "a transform the fonts were not made for",
+        { context in
+          context.scaleBy(x: 1.5, y: 1)
+          context.draw(try layout(Self.texts[0]), at: Point(x: 8, y: 8))
+        }
+      ),
+      (
+        "text partly outside the image",
+        { context in context.draw(try layout(Self.texts[0]), at: Point(x: -30, y: 140)) }
+      ),
+    ]
+    for (name, draw) in cases {
+      let result = try renderBothWays { context in
+        context.clear(to: .white)
+        try draw(context)
+      }
+      #expect(result.compositor.composited == 0, "\(name)")
+      #expect(result.compositor.declined == 1, "\(name)")
+      #expect(Self.differences(result.compositor.image, result.cairo) == .none, "\(name)")
+      #expect(result.cairo.inkBounds(background: .white) != nil, "\(name)")
+    }
+  }
+
+  @Test("threads drawing at once each get cairo's pixels")
+  func concurrentThreads() throws {
+    let tile = TextTile(
+      .plain(Self.texts[0] + " " + Self.texts[1]), width: 375, height: 120, scale: 2, background: .white)
+    let expected = try tile.render().image
+    let results = Mutex<[Bool]>([])
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for _ in 0..<5 {
+        let same = (try? tile.render().image) == expected
+        results.withLock { $0.append(same) }
+      }
+    }
+    #expect(results.withLock { $0.count } == 40)
+    #expect(results.withLock { $0.allSatisfy { $0 } })
+  }
+
+  @Test("a cancelled draw stops between lines")
+  func cancellation() throws {
+    let renderer = try ImageRenderer(size: Size(width: 320, height: 200), scale: 2)
+    var drawn = 0
+    var checks = 0
+    _ = try renderer.render(isCancelled: {
+      checks += 1
+      return checks > 1
+    }) { context in
+      drawn = context.draw(try layout(Self.texts[0] + " " + Self.texts[0]), at: Point(x: 8, y: 8))
+    }
+    #expect(drawn == 1)
+  }
+}
