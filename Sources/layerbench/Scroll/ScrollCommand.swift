@@ -29,6 +29,10 @@ struct ScrollCommand: ParsableCommand {
   @Option(help: "Device pixels per point of the cells (3 as on a 3× phone).")
   var scale: Double = 3
 
+  @Option(
+    help: "Points above and below the viewport whose rows get cells and draws ahead of time (a list's prefetch range).")
+  var prefetch: Double = 0
+
   @Option(help: "Write one JSON object per mode to this file.")
   var json: String?
 
@@ -39,6 +43,9 @@ struct ScrollCommand: ParsableCommand {
     guard rows >= 20 else { throw ValidationError("--rows must be at least 20") }
     guard images >= 1 else { throw ValidationError("--images must be at least 1") }
     guard scale.isFinite, scale > 0, scale <= 4 else { throw ValidationError("--scale must be in (0, 4]") }
+    guard prefetch.isFinite, prefetch >= 0, prefetch <= 10_000 else {
+      throw ValidationError("--prefetch must be between 0 and 10000 points")
+    }
     for mode in modes.split(separator: ",") where ScrollMode(rawValue: String(mode)) == nil {
       throw ValidationError(
         "unknown mode '\(mode)'; choose from \(ScrollMode.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -62,7 +69,7 @@ struct ScrollCommand: ParsableCommand {
     Terminal.progress(selected.count, of: selected.count, label: "scroll modes")
 
     print(
-      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
+      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), prefetch \(Int(prefetch)) pt, "
         + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
     var table = TextTable(headers: [
       "mode", "frames", "dropped", "late", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
@@ -110,7 +117,8 @@ struct ScrollCommand: ParsableCommand {
     let loop = MainLoop.startOnNewThread(name: "layerbench.scroll") { loop in
       recorder.attach(to: loop)
       let simulation = ScrollSimulation(
-        loop: loop, feed: feed, script: script, mode: mode, imagePaths: imagePaths, scale: scale, recorder: recorder
+        loop: loop, feed: feed, script: script, mode: mode, imagePaths: imagePaths, scale: scale,
+        prefetch: prefetch, recorder: recorder
       ) { result in
         outcome.withLock { $0 = result }
         done.signal()

@@ -21,6 +21,7 @@ enum ScrollMode: String, CaseIterable, Codable, Sendable {
 final class ScrollSimulation {
   struct Result: Codable, Sendable {
     var mode: String
+    var prefetchPoints: Double
     var frames: Int
     var droppedFrames: Int
     /// Frames that came more than 1.5 periods after the previous one (the loop was not scheduled
@@ -56,10 +57,15 @@ final class ScrollSimulation {
   let mode: ScrollMode
   let imagePaths: [String]
   let scale: Double
+  /// Points above and below the viewport whose rows get cells (and draws) ahead of time.
+  let prefetch: Double
   private let recorder: LoopTurnRecorder
   private let finish: @Sendable (Result) -> Void
 
-  private var visible: [Int: FeedCellLayer] = [:]
+  /// Cells bound to rows: the viewport plus the prefetch range.
+  private var bound: [Int: FeedCellLayer] = [:]
+  /// Rows in the viewport: what the screen shows, stale frames and settling are judged on.
+  private var viewportRows: Range<Int> = 0..<0
   private var reusable: [FeedCellLayer] = []
   private var pendingDisplay: Set<ObjectIdentifier> = []
   private var start = ContinuousClock.now
@@ -82,9 +88,10 @@ final class ScrollSimulation {
 
   init(
     loop: MainLoop, feed: Feed, script: FlingScript, mode: ScrollMode, imagePaths: [String], scale: Double,
-    recorder: LoopTurnRecorder, finish: @escaping @Sendable (Result) -> Void
+    prefetch: Double = 0, recorder: LoopTurnRecorder, finish: @escaping @Sendable (Result) -> Void
   ) {
     self.scale = scale
+    self.prefetch = prefetch
     self.loop = loop
     self.feed = feed
     self.script = script
@@ -124,19 +131,21 @@ final class ScrollSimulation {
     if elapsed > script.duration + .milliseconds(400) { end() }
   }
 
-  /// Binds cells to the rows in the viewport, reusing the cells of rows that left it.
+  /// Binds cells to the rows in the viewport and the prefetch range around it, reusing the cells
+  /// of rows that left it.
   private func layOut(offset: Double) {
-    let range = feed.visibleRange(top: offset, height: Self.viewportHeight)
-    for (index, cell) in visible where !range.contains(index) {
-      visible[index] = nil
+    viewportRows = feed.visibleRange(top: offset, height: Self.viewportHeight)
+    let range = feed.visibleRange(top: offset - prefetch, height: Self.viewportHeight + 2 * prefetch)
+    for (index, cell) in bound where !range.contains(index) {
+      bound[index] = nil
       pendingDisplay.remove(ObjectIdentifier(cell))
       reusable.append(cell)
     }
-    for index in range where visible[index] == nil {
+    for index in range where bound[index] == nil {
       let row = feed.rows[index]
       let cell = reusable.popLast() ?? makeCell()
       let image = row.imageIndex.flatMap { imageCache[$0] }
-      visible[index] = cell
+      bound[index] = cell
       cell.bind(row, image: image)
       if let imageIndex = row.imageIndex, image == nil { requestImage(imageIndex) }
     }
@@ -158,10 +167,10 @@ final class ScrollSimulation {
   /// Starts the displays nearest the viewport's centre, keeping at most two per queue in flight.
   private func schedulePriorityDisplays() {
     let limit = QueuePool.shared.queueCount * 2
-    var inFlight = visible.values.filter(\.isDisplayPending).count
+    var inFlight = bound.values.filter(\.isDisplayPending).count
     guard inFlight < limit, !pendingDisplay.isEmpty else { return }
     let center = currentOffset + Self.viewportHeight / 2
-    let candidates = visible.values.filter { pendingDisplay.contains(ObjectIdentifier($0)) && !$0.isDisplayPending }
+    let candidates = bound.values.filter { pendingDisplay.contains(ObjectIdentifier($0)) && !$0.isDisplayPending }
       .sorted { distance($0, center) < distance($1, center) }
     for cell in candidates where inFlight < limit {
       pendingDisplay.remove(ObjectIdentifier(cell))
@@ -179,11 +188,12 @@ final class ScrollSimulation {
   private func endOfTurn() {
     guard frameThisTurn, !finished else { return }
     frameThisTurn = false
-    if visible.values.contains(where: \.isStaleOrBlank) { staleFrames += 1 }
+    let onScreen = viewportRows.compactMap { bound[$0] }
+    if onScreen.contains(where: \.isStaleOrBlank) { staleFrames += 1 }
     let elapsed = ContinuousClock.now - start
     // Settle: the first end of turn after a fling's stop at which every visible cell is final.
     while nextStop < script.stopTimes.count, elapsed >= .milliseconds(script.stopTimes[nextStop]) {
-      guard visible.values.allSatisfy(\.isCurrent), pendingDisplay.isEmpty else { return }
+      guard onScreen.allSatisfy({ $0.isCurrent && !pendingDisplay.contains(ObjectIdentifier($0)) }) else { return }
       settleTimes.append(max(.zero, elapsed - .milliseconds(script.stopTimes[nextStop])))
       nextStop += 1
     }
@@ -215,7 +225,7 @@ final class ScrollSimulation {
     guard let image, !finished else { return }
     imageCache[imageIndex] = image
     if imageCache.count > imageCacheLimit { imageCache.removeFirst() }
-    for cell in visible.values where cell.row?.imageIndex == imageIndex && cell.image == nil {
+    for cell in bound.values where cell.row?.imageIndex == imageIndex && cell.image == nil {
       cell.setImage(image)
     }
   }
@@ -234,7 +244,7 @@ final class ScrollSimulation {
     var intervals: [Double] = []
     for index in frameTimes.indices.dropFirst() { intervals.append(frameTimes[index] - frameTimes[index - 1]) }
     let result = Result(
-      mode: mode.rawValue, frames: frames, droppedFrames: turns.filter { $0 > 1000 / 60.0 }.count,
+      mode: mode.rawValue, prefetchPoints: prefetch, frames: frames, droppedFrames: turns.filter { $0 > 1000 / 60.0 }.count,
       lateFrames: intervals.filter { $0 > 1.5 * 1000 / 60.0 }.count,
       p50Ms: percentile(turns, 50), p99Ms: percentile(turns, 99), maxMs: turns.max() ?? 0, staleFrames: staleFrames,
       settleMs: median(settle), settleFrames: (median(settle) / (1000 / 60.0)).rounded(.up),
