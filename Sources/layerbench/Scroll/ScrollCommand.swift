@@ -33,6 +33,10 @@ struct ScrollCommand: ParsableCommand {
     help: "Points above and below the viewport whose rows get cells and draws ahead of time (a list's prefetch range).")
   var prefetch: Double = 0
 
+  @Option(
+    help: "Busy threads competing for the CPU during each mode (other work on the device: decoding, parsing).")
+  var backgroundLoad = 0
+
   @Option(help: "Write one JSON object per mode to this file.")
   var json: String?
 
@@ -43,6 +47,7 @@ struct ScrollCommand: ParsableCommand {
     guard rows >= 20 else { throw ValidationError("--rows must be at least 20") }
     guard images >= 1 else { throw ValidationError("--images must be at least 1") }
     guard scale.isFinite, scale > 0, scale <= 4 else { throw ValidationError("--scale must be in (0, 4]") }
+    guard (0...64).contains(backgroundLoad) else { throw ValidationError("--background-load must be 0…64") }
     guard prefetch.isFinite, prefetch >= 0, prefetch <= 10_000 else {
       throw ValidationError("--prefetch must be between 0 and 10000 points")
     }
@@ -70,6 +75,7 @@ struct ScrollCommand: ParsableCommand {
 
     print(
       "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), prefetch \(Int(prefetch)) pt, "
+        + "\(backgroundLoad) background threads, "
         + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
     var table = TextTable(headers: [
       "mode", "frames", "dropped", "late", "p50 ms", "p99 ms", "max ms", "stale", "settle ms", "wasted CPU %",
@@ -110,6 +116,8 @@ struct ScrollCommand: ParsableCommand {
   private func runMode(_ mode: ScrollMode, feed: Feed, script: FlingScript, imagePaths: [String]) throws
     -> ScrollSimulation.Result
   {
+    let load = BackgroundLoad(threads: backgroundLoad)
+    defer { load.stop() }
     let outcome = Mutex<ScrollSimulation.Result?>(nil)
     let failure = Mutex<String?>(nil)
     let done = DispatchSemaphore(value: 0)
@@ -145,5 +153,33 @@ enum SimulationKeeper {
 
   static func keep(_ simulation: ScrollSimulation, on loop: MainLoop) {
     kept.withLock { $0[ObjectIdentifier(simulation)] = LoopBound(simulation, loop: loop) }
+  }
+}
+
+/// Threads that spin until stopped, so that the loop and the draw queues compete for the CPU.
+final class BackgroundLoad: Sendable {
+  private let running = Atomic<Bool>(true)
+  private let stopped = DispatchSemaphore(value: 0)
+  private let threads: Int
+
+  init(threads: Int) {
+    self.threads = threads
+    for index in 0..<threads {
+      let thread = Thread { [self] in
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        while running.load(ordering: .relaxed) {
+          for _ in 0..<10_000 { x = x &* 6_364_136_223_846_793_005 &+ 1 }
+        }
+        if x == 42 { print("") }  // keeps the arithmetic from being optimised away
+        stopped.signal()
+      }
+      thread.name = "layerbench.load.\(index)"
+      thread.start()
+    }
+  }
+
+  func stop() {
+    guard running.exchange(false, ordering: .relaxed) else { return }
+    for _ in 0..<threads { stopped.wait() }
   }
 }
