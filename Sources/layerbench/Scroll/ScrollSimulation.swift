@@ -244,7 +244,8 @@ final class ScrollSimulation {
     var intervals: [Double] = []
     for index in frameTimes.indices.dropFirst() { intervals.append(frameTimes[index] - frameTimes[index - 1]) }
     let result = Result(
-      mode: mode.rawValue, prefetchPoints: prefetch, frames: frames, droppedFrames: turns.filter { $0 > 1000 / 60.0 }.count,
+      mode: mode.rawValue, prefetchPoints: prefetch, frames: frames,
+      droppedFrames: turns.filter { $0 > 1000 / 60.0 }.count,
       lateFrames: intervals.filter { $0 > 1.5 * 1000 / 60.0 }.count,
       p50Ms: percentile(turns, 50), p99Ms: percentile(turns, 99), maxMs: turns.max() ?? 0, staleFrames: staleFrames,
       settleMs: median(settle), settleFrames: (median(settle) / (1000 / 60.0)).rounded(.up),
