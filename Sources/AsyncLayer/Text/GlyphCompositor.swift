@@ -74,7 +74,7 @@ final class GlyphCompositor {
       var drawn = 0
       for runs in planned {
         if isCancelled() { break }
-        for run in runs { composite(run, source: source, destination: destination, target: target) }
+        for run in runs { composite(run, source: source, destination: destination) }
         drawn += 1
       }
       return drawn
@@ -96,7 +96,7 @@ final class GlyphCompositor {
   private struct PlannedRun {
     var glyphs: [pixman_glyph_t]
     var usesMask: Bool
-    /// The run's glyph boxes rounded out to pixels: cairo clips the run to them.
+    /// The run's glyph boxes rounded out to pixels: the area of the mask when there is one.
     var bounds = pixman_box32_t()
   }
 
@@ -215,9 +215,7 @@ final class GlyphCompositor {
 
   // MARK: Compositing
 
-  private func composite(
-    _ run: PlannedRun, source: OpaquePointer, destination: OpaquePointer, target: Target
-  ) {
+  private func composite(_ run: PlannedRun, source: OpaquePointer, destination: OpaquePointer) {
     var glyphs = run.glyphs
     let count = Int32(glyphs.count)
     glyphs.withUnsafeMutableBufferPointer { buffer in
