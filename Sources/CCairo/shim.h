@@ -7,6 +7,13 @@
 #include <pango/pangocairo.h>
 #include <pango/pangofc-fontmap.h>
 
+// FreeType and fontconfig, under cairo's FreeType backend: the library opens its own FreeType faces
+// and hands them to cairo through fontconfig patterns (see Text/FontFaceStore.swift).
+#include <cairo-ft.h>
+#include <fontconfig/fontconfig.h>
+#include <fontconfig/fcfreetype.h>
+#include <freetype/freetype.h>
+
 // pixman, under cairo: a per-thread glyph cache composites text without cairo's global glyph lock.
 #include <pixman.h>
 

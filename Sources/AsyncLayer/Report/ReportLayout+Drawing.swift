@@ -67,7 +67,8 @@ extension DrawingContext {
     for line in lines[run.lines] {
       guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { break }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
-      pango_cairo_show_layout_line(cr, pangoLine)
+      // Vector surfaces draw through cairo's glyph cache, shared by every thread (FontCacheLock).
+      FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }
     }
   }
 }

@@ -107,7 +107,12 @@ struct RenderedGlyph {
 }
 
 extension GlyphCompositor {
+  /// Renders one glyph through cairo, under ``FontCacheLock``: it fills cairo's glyph cache.
   func render(font: OpaquePointer, index: UInt32) -> RenderedGlyph? {
+    FontCacheLock.withLock { renderUnlocked(font: font, index: index) }
+  }
+
+  private func renderUnlocked(font: OpaquePointer, index: UInt32) -> RenderedGlyph? {
     var ctm = cairo_matrix_t()
     cairo_scaled_font_get_ctm(font, &ctm)
     var probe = cairo_glyph_t(index: UInt(index), x: 0, y: 0)

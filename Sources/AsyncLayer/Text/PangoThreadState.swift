@@ -9,11 +9,13 @@ import Foundation
 final class PangoThreadState {
   let fontMap: UnsafeMutablePointer<PangoFontMap>
   private var contexts: [Double: OpaquePointer] = [:]
+  /// How deep this thread is inside ``FontCacheLock``: nested calls must not wait for it again.
+  var fontCacheLockDepth = 0
   /// This thread's glyph cache and compositor (see ``GlyphCompositor``).
   let glyphCompositor = GlyphCompositor()
 
   private init() {
-    fontMap = pango_cairo_font_map_new()
+    fontMap = ThreadSafeFontMap.make()
   }
 
   deinit {

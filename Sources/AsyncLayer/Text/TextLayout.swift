@@ -226,9 +226,10 @@ public final class TextLayout {
       let compositor = PangoThreadState.current.glyphCompositor
       if let drawn = compositor.show(lines: placed, in: cr, isCancelled: isCancelled) { return drawn }
     }
+    // cairo's glyph path fills cairo's process-wide glyph cache: one thread at a time.
     if wholeLayout {
       cairo_move_to(cr, origin.x, origin.y)
-      pango_cairo_show_layout(cr, raw)
+      FontCacheLock.withLock { pango_cairo_show_layout(cr, raw) }
       return 1
     }
     var drawn = 0
@@ -236,7 +237,7 @@ public final class TextLayout {
       if isCancelled() { break }
       guard let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { break }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
-      pango_cairo_show_layout_line(cr, pangoLine)
+      FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }
       drawn += 1
     }
     return drawn

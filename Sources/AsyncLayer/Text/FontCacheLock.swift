@@ -1,0 +1,48 @@
+internal import CCairo
+
+/// One process-wide, per-thread reentrant lock around the moments when Pango or cairo fill a
+/// cache that every thread shares, so that text can be drawn on any number of threads at once.
+///
+/// Two such places are unsafe in cairo 1.16 and Pango 1.50, below the faces that
+/// ``FontFaceStore`` makes safe:
+///
+/// - **cairo's glyph cache.** Glyphs of every scaled font live in pages of one global cache. A
+///   thread adding a page to a full cache evicts another font's page and takes that font's lock,
+///   while holding the cache's lock; a second thread holding that font's lock (it froze the font
+///   to add a glyph) then waits for the cache's lock: a deadlock, seen within seconds with
+///   mixed fonts on 4 threads. Cache misses — a glyph's extents or image computed for the first
+///   time — therefore run under this lock: Pango's `get_glyph_extents` misses, the glyph images
+///   of ``GlyphCompositor``, and every draw that goes through cairo's glyph path (colour glyphs,
+///   decorations, vector surfaces). Hits never reach cairo: Pango's extents are cached per font
+///   here, glyph images per thread in ``GlyphCompositor``.
+/// - **Pango's metrics.** `_pango_cairo_font_get_metrics` guards a recursion with a
+///   `static int in_get_metrics` shared by all threads. A thread that computes a font's metrics
+///   while another is inside sees the flag, skips the derived metrics and keeps an
+///   `approximate_char_width` of 0 for good; line breaking uses it as a safety margin, and a
+///   justified CJK line came out 0.7 pt wider than the same tile drawn alone. A font's first
+///   metrics for a language are computed under this lock.
+///
+/// The lock is reentrant on one thread (Pango's metrics computation lays out a sample text, which
+/// asks for glyph extents), and it is one lock rather than two so that no two locks can be taken
+/// in opposite orders.
+enum FontCacheLock {
+  // Guards no value: it orders the callers' time inside Pango and cairo.
+  private static let lock = Mutex(())
+
+  /// Runs `body` holding the lock; a nested call on the same thread runs it directly.
+  static func withLock<Result>(_ body: () -> Result) -> Result {
+    let state = PangoThreadState.current
+    if state.fontCacheLockDepth > 0 { return body() }
+    return lock.withLock { _ in
+      state.fontCacheLockDepth += 1
+      defer { state.fontCacheLockDepth -= 1 }
+      return SameThread(body())
+    }.value
+  }
+}
+
+/// A value handed out of the lock's closure to the thread that made it.
+private struct SameThread<Value>: @unchecked Sendable {  // it never leaves the calling thread
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

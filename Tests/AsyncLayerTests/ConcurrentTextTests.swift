@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import AsyncLayer
+
+/// Text drawn on several threads at once must be exactly what one thread alone draws, whatever the
+/// fonts and scripts. Before the thread-safe font map these tests crashed the process (cairo 1.16
+/// closes and reopens FreeType faces shared by every thread; see `Text/FontFaceStore.swift`).
+@Suite("Concurrent text")
+struct ConcurrentTextTests {
+  /// TSan slows the Swift side ~10×: fewer tiles there, the same mix.
+  static let underThreadSanitizer = dlsym(nil, "__tsan_acquire") != nil
+
+  /// What identifies a rendered tile: size, a hash of every pixel, and the layout's answers.
+  struct Fingerprint: Hashable, CustomStringConvertible {
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var pixelHash: Int
+    var lineCount: Int
+    var unknownGlyphs: Int
+
+    init(_ result: RenderedText) {
+      pixelWidth = result.image.pixelWidth
+      pixelHeight = result.image.pixelHeight
+      var hasher = Hasher()
+      result.image.pixels.withUnsafeBytes { hasher.combine(bytes: $0) }
+      pixelHash = hasher.finalize()
+      lineCount = result.lineCount
+      unknownGlyphs = result.unknownGlyphCount
+    }
+
+    var description: String { "\(pixelWidth)×\(pixelHeight) px, \(lineCount) lines, hash \(pixelHash)" }
+  }
+
+  /// Tile `index` of the mixed workload, through cairo's glyph path for every third tile.
+  static func tile(_ index: Int) -> TextTile {
+    var tile = MixedTextWorkload.tile(index)
+    tile.glyphCompositing = index % 3 == 0 ? .cairo : .threadCache
+    return tile
+  }
+
+  /// Runs `body(thread)` on `count` new threads at once and waits for all of them.
+  static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+      group.enter()
+      let thread = Thread {
+        body(index)
+        group.leave()
+      }
+      thread.stackSize = 4 << 20
+      thread.start()
+    }
+    group.wait()
+  }
+
+  @Test("thousands of mixed-font, mixed-script tiles on 4 threads equal the single-thread render")
+  func mixedTilesOnFourThreads() throws {
+    let distinct = Self.underThreadSanitizer ? 80 : 300
+    let passes = Self.underThreadSanitizer ? 1 : 2
+    let threadCount = 4
+    // The reference: every tile rendered alone, one after another, on a thread of its own.
+    let reference = Mutex([Fingerprint?](repeating: nil, count: distinct))
+    Self.onThreads(1) { _ in
+      for index in 0..<distinct {
+        let fingerprint = (try? Self.tile(index).render()).map(Fingerprint.init)
+        reference.withLock { $0[index] = fingerprint }
+      }
+    }
+    let expected = reference.withLock { $0 }
+    #expect(expected.allSatisfy { $0 != nil }, "every tile renders alone")
+    #expect(Set(expected.compactMap { $0?.pixelHash }).count > distinct * 9 / 10, "the tiles differ")
+    #expect(expected.contains { ($0?.unknownGlyphs ?? 1) == 0 })
+
+    // Each thread walks every tile `passes` times in its own order, so different fonts, sizes
+    // and scales meet on different threads at the same moment.
+    let mismatches = Mutex<[String]>([])
+    let rendered = Mutex(0)
+    Self.onThreads(threadCount) { thread in
+      var random = SplitMix64(seed: UInt64(thread) &* 7919 &+ 1)
+      for _ in 0..<passes {
+        for index in (0..<distinct).shuffled(using: &random) {
+          let got = (try? Self.tile(index).render()).map(Fingerprint.init)
+          rendered.withLock { $0 += 1 }
+          if got != expected[index] {
+            let message = "tile \(index) on thread \(thread): \(got.map(\.description) ?? "error")"
+            mismatches.withLock { $0.append(message + ", expected \(expected[index]!)") }
+          }
+        }
+      }
+    }
+    #expect(rendered.withLock { $0 } == distinct * passes * threadCount)
+    let failures = mismatches.withLock { $0 }
+    #expect(failures.isEmpty, "\(failures.count) tiles differ, first: \(failures.prefix(3))")
+  }
+}
