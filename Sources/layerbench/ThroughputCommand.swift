@@ -22,6 +22,12 @@ struct ThroughputCommand: ParsableCommand {
   @Option(help: "Text of the tile.")
   var text = ThroughputCommand.defaultText
 
+  @Option(
+    help: ArgumentHelp(
+      "single: one tile (--text, the style options) over and over; mixed: tiles rotating through 9 families, all weights, italic, sizes 9–36, scales 1–3 and 9 scripts.",
+      valueName: "single|mixed"))
+  var workload: Workload = .single
+
   @Option(help: "Tiles each worker renders per run.")
   var tiles = 200
 
@@ -58,6 +64,43 @@ struct ThroughputCommand: ParsableCommand {
     case none, fast, cairo
   }
 
+  enum Workload: String, ExpressibleByArgument, CaseIterable, Codable {
+    case single, mixed
+  }
+
+  /// Distinct tiles the mixed workload rotates through (each worker starts at its own offset).
+  static let mixedTileCount = 240
+
+  /// The tiles one run draws: `tile(worker, k)` is worker `worker`'s `k`-th tile.
+  struct TileSource: Sendable {
+    var tile: @Sendable (_ worker: Int, _ index: Int) -> TextTile
+    /// Tiles a worker renders before the clock starts, so that runs measure warm caches.
+    var warmUpCount: Int
+
+    static func single(_ tile: TextTile) -> TileSource {
+      TileSource(tile: { _, _ in tile }, warmUpCount: 1)
+    }
+
+    static func mixed(glyphs: GlyphCompositing) -> TileSource {
+      TileSource(
+        tile: { worker, index in
+          var tile = MixedTextWorkload.tile((index + worker * 97) % ThroughputCommand.mixedTileCount)
+          tile.glyphCompositing = glyphs
+          return tile
+        }, warmUpCount: ThroughputCommand.mixedTileCount)
+    }
+
+    func with(glyphs: GlyphCompositing) -> TileSource {
+      let base = tile
+      return TileSource(
+        tile: { worker, index in
+          var tile = base(worker, index)
+          tile.glyphCompositing = glyphs
+          return tile
+        }, warmUpCount: warmUpCount)
+    }
+  }
+
   func validate() throws {
     guard tiles > 0 else { throw ValidationError("--tiles must be at least 1") }
     guard workers > 0 else { throw ValidationError("--workers must be at least 1") }
@@ -69,26 +112,29 @@ struct ThroughputCommand: ParsableCommand {
     var tile = options.tile(.plain(text))
     tile.glyphCompositing = glyphs
     _ = try tile.render()  // fail early on bad input
+    let source: TileSource = workload == .single ? .single(tile) : .mixed(glyphs: glyphs)
     if sweep {
-      try runSweep(tile)
+      try runSweep(tile, source: source)
       return
     }
-    let seconds = measure(tile, workers: workers, png: png)
+    let seconds = measure(source, workers: workers, png: png)
     let total = tiles * workers
     print(
       String(
-        format: "%d tiles on %d worker(s), png %@, glyphs %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)",
-        total, workers, png.rawValue, glyphs.rawValue, seconds, Double(total) / seconds, seconds * 1000 / Double(tiles))
+        format:
+          "%d tiles (%@) on %d worker(s), png %@, glyphs %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)",
+        total, workload.rawValue, workers, png.rawValue, glyphs.rawValue, seconds, Double(total) / seconds,
+        seconds * 1000 / Double(tiles))
     )
   }
 
   /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
-  private func measure(_ tile: TextTile, workers: Int, png: PNGMode) -> Double {
+  private func measure(_ source: TileSource, workers: Int, png: PNGMode) -> Double {
     let tilesPerWorker = tiles
     let encoder = PNGEncoder()
-    let work: @Sendable (Int) -> Void = { _ in
-      for _ in 0..<tilesPerWorker {
-        guard let image = try? tile.render().image else { continue }
+    let work: @Sendable (Int) -> Void = { worker in
+      for index in 0..<tilesPerWorker {
+        guard let image = try? source.tile(worker, index).render().image else { continue }
         switch png {
         case .none: break
         case .fast: _ = try? encoder.encode(image)
@@ -104,7 +150,7 @@ struct ThroughputCommand: ParsableCommand {
     let done = DispatchSemaphore(value: 0)
     for index in 0..<workers {
       let thread = Thread {
-        _ = try? tile.render()
+        for warm in 0..<source.warmUpCount { _ = try? source.tile(index, warm).render() }
         ready.signal()
         go.wait()
         work(index)
@@ -131,9 +177,8 @@ struct ThroughputCommand: ParsableCommand {
     var cScaling: Double?
   }
 
-  private func runSweep(_ tile: TextTile) throws {
-    var cairoGlyphs = tile
-    cairoGlyphs.glyphCompositing = .cairo
+  private func runSweep(_ tile: TextTile, source: TileSource) throws {
+    let cairoGlyphs = source.with(glyphs: .cairo)
     let steps = repetitions * (maxWorkers * 3 + 2) + maxWorkers
     var step = 0
     func progress() {
@@ -146,22 +191,23 @@ struct ThroughputCommand: ParsableCommand {
     var cairoPNGMs: [Double] = [], fastPNGMs: [Double] = []
     for _ in 0..<repetitions {
       for count in 1...maxWorkers {
-        render[count].append(Double(tiles * count) / measure(tile, workers: count, png: .none))
+        render[count].append(Double(tiles * count) / measure(source, workers: count, png: .none))
         progress()
         viaCairo[count].append(Double(tiles * count) / measure(cairoGlyphs, workers: count, png: .none))
         progress()
-        withPNG[count].append(Double(tiles * count) / measure(tile, workers: count, png: .fast))
+        withPNG[count].append(Double(tiles * count) / measure(source, workers: count, png: .fast))
         progress()
       }
       // Render + PNG, one worker: cairo's writer against AsyncLayer's encoder, same tiles.
-      cairoPNGMs.append(measure(tile, workers: 1, png: .cairo) * 1000 / Double(tiles))
+      cairoPNGMs.append(measure(source, workers: 1, png: .cairo) * 1000 / Double(tiles))
       progress()
-      fastPNGMs.append(measure(tile, workers: 1, png: .fast) * 1000 / Double(tiles))
+      fastPNGMs.append(measure(source, workers: 1, png: .fast) * 1000 / Double(tiles))
       progress()
     }
     var rows: [SweepRow] = []
     for count in 1...maxWorkers {
-      let c = try cReferenceTilesPerSecond(threads: count)
+      // The C reference draws the single tile only.
+      let c = workload == .single ? try cReferenceTilesPerSecond(threads: count) : nil
       progress()
       let first = rows.first
       let renderMedian = median(render[count]), cairoMedian = median(viaCairo[count])
@@ -183,8 +229,17 @@ struct ThroughputCommand: ParsableCommand {
       try RenderedImage(pngData: PNGEncoder().encode(image)).pixels
       == RenderedImage(pngData: image.cairoPNGData()).pixels
 
-    print(
-      "Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
+    switch workload {
+    case .single:
+      print(
+        "Tile: \(image.pixelWidth)×\(image.pixelHeight) px, \(tiles) tiles per worker, median of \(repetitions) runs\n")
+    case .mixed:
+      let verified = try verifyMixedPixels(workers: maxWorkers)
+      print(
+        "Mixed workload: \(Self.mixedTileCount) distinct tiles (9 families, weights 100–900, italic, sizes 9–36, "
+          + "scales 1–3, 9 scripts), \(tiles) tiles per worker, median of \(repetitions) runs; pixels on "
+          + "\(maxWorkers) workers equal to one thread alone: \(verified)\n")
+    }
     var table = TextTable(headers: [
       "workers", "render tiles/s", "× 1 worker", "cairo glyphs tiles/s", "× 1 worker", "render+PNG tiles/s",
       "× 1 worker", "C tiles/s", "× 1 thread",
@@ -222,6 +277,32 @@ struct ThroughputCommand: ParsableCommand {
       ).render().writePNG(to: chart)
       print("wrote \(chart)")
     }
+  }
+
+  /// Renders every mixed tile alone, then all of them on `workers` threads at once (each in its own
+  /// order, both glyph paths), and counts the tiles whose pixels differ from the lone render.
+  private func verifyMixedPixels(workers: Int) throws -> String {
+    let count = Self.mixedTileCount
+    let reference = try (0..<count).map { try MixedTextWorkload.tile($0).render().image }
+    let mismatches = ThreadSanitizedMutex(0)
+    let done = DispatchSemaphore(value: 0)
+    for worker in 0..<workers {
+      Thread {
+        for step in 0..<count {
+          let index = (step * 7 + worker * 31) % count
+          for glyphs in GlyphCompositing.allCases {
+            var tile = MixedTextWorkload.tile(index)
+            tile.glyphCompositing = glyphs
+            if (try? tile.render().image) != reference[index] { mismatches.withLock { $0 += 1 } }
+          }
+        }
+        done.signal()
+      }.start()
+    }
+    for _ in 0..<workers { done.wait() }
+    let differing = mismatches.withLock { $0 }
+    let rendered = count * workers * GlyphCompositing.allCases.count
+    return differing == 0 ? "yes (\(rendered) tiles)" : "NO: \(differing) of \(rendered) tiles differ"
   }
 
   /// Median tiles per second of the C reference at `threads` threads, or nil when it is not built.

@@ -95,3 +95,58 @@ struct ConcurrentTextTests {
     #expect(failures.isEmpty, "\(failures.count) tiles differ, first: \(failures.prefix(3))")
   }
 }
+
+extension ConcurrentTextTests {
+  /// Gives `layer` the text, style, width and scale of workload tile `index`.
+  static func configure(_ layer: TextLayer, tile index: Int) {
+    let tile = MixedTextWorkload.tile(index)
+    layer.text = tile.content
+    layer.style = tile.style
+    layer.contentsScale = tile.scale
+    layer.size = Size(width: tile.width, height: 120)
+  }
+
+  @Test("text layers on a 2-queue pool, changed while their draws run, settle to the synchronous render")
+  func layersChangedMidDrawSettleToTheirSynchronousRender() throws {
+    let loop = MainLoop(clock: .manual)
+    let pool = QueuePool(queueCount: 2)
+    defer { pool.shutdown() }
+    let steps = Self.underThreadSanitizer ? 60 : 300
+    let layers = (0..<12).map { _ in
+      let layer = TextLayer(loop: loop, pool: pool)
+      layer.isOpaque = true
+      layer.padding = EdgeInsets(all: 4)
+      return layer
+    }
+    var random = SplitMix64(seed: 2026)
+    for layer in layers { Self.configure(layer, tile: random.next(below: 10_000)) }
+    // Each turn starts the draws of the layers changed in the one before; the next changes land
+    // while those draws run on the pool, cancelling some mid-draw.
+    // Every fourth turn lets all draws finish, so that both queues also draw side by side to the end.
+    for step in 0..<steps {
+      for _ in 0..<3 {
+        Self.configure(layers[random.next(below: layers.count)], tile: random.next(below: 10_000))
+      }
+      loop.runOnce()
+      if step % 4 == 3 { #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } })) }
+    }
+    #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } }))
+    let cancelled = layers.map { $0.statistics }.reduce(0) { $0 + $1.cancelledMidDraw + $1.cancelledBeforeStart + $1.discardedAtCommit }
+    let committed = layers.map { $0.statistics.committed }.reduce(0, +)
+    #expect(cancelled > 0, "some draws were cancelled in flight")
+    #expect(committed >= steps / 4, "draws ran to the end too")
+    for (index, layer) in layers.enumerated() {
+      let twin = TextLayer(loop: loop, pool: pool)
+      twin.displaysAsynchronously = false
+      twin.isOpaque = true
+      twin.padding = layer.padding
+      twin.text = layer.text
+      twin.style = layer.style
+      twin.contentsScale = layer.contentsScale
+      twin.size = layer.size
+      loop.runOnce()
+      let expected = try #require(twin.contents)
+      #expect(layer.contents == expected, "layer \(index) differs from its synchronous render")
+    }
+  }
+}

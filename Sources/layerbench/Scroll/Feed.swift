@@ -1,8 +1,8 @@
 import AsyncLayer
 import Foundation
 
-/// The 1000-row feed the scroll benchmark shows: a title and a wrapped body of varying length per
-/// row, and an image on every fifth row.
+/// The 1000-row feed the scroll benchmark shows: a bold title and a wrapped regular body of varying
+/// length per row (Latin, Chinese/Japanese or Arabic), and an image on every fifth row.
 struct Feed: Sendable {
   struct Row: Sendable {
     let index: Int
@@ -27,13 +27,24 @@ struct Feed: Sendable {
       "layers", "draw", "off", "the", "main", "thread", "while", "lists", "scroll", "fast", "and", "every", "cell",
       "shows", "text", "with", "images", "cancelled", "when", "it", "leaves", "screen", "before", "commit", "loop",
     ]
+    let cjkWords = [
+      "图层", "在后台", "绘制", "列表", "滚动", "很快", "每个", "单元格", "显示", "文字", "和", "图片", "非同期", "描画", "取消", "される",
+    ]
+    let arabicWords = [
+      "الطبقات", "ترسم", "خارج", "الخيط", "الرئيسي", "بينما", "القوائم", "تتمرر", "بسرعة", "وكل", "خلية", "تعرض", "النص",
+    ]
     var rows: [Row] = []
     var y = 0.0
     let textWidth = Self.width - 2 * Self.padding
     for index in 0..<rowCount {
       // A deterministic spread of body lengths: 12 to 170 words (2 to ~20 lines).
       let wordCount = 12 + (index * 37 % 159)
-      let body = (0..<wordCount).map { words[($0 * 11 + index * 3) % words.count] }.joined(separator: " ") + "."
+      // Mixed scripts as in a real feed: every sixth row from the third is Chinese and Japanese,
+      // every sixth from the fifth Arabic (font fallback to Noto CJK and DejaVu/Noto Arabic).
+      let vocabulary = index % 6 == 2 ? cjkWords : index % 6 == 4 ? arabicWords : words
+      let separator = index % 6 == 2 ? "" : " "
+      let body =
+        (0..<wordCount).map { vocabulary[($0 * 11 + index * 3) % vocabulary.count] }.joined(separator: separator) + "."
       let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
       let imageIndex = index % 5 == 0 ? (index / 5) % max(imageCount, 1) : nil
       let titleHeight = try TextMeasurer.shared.size(
