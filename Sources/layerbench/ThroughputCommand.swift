@@ -68,8 +68,8 @@ struct ThroughputCommand: ParsableCommand {
     case single, mixed
   }
 
-  /// Distinct tiles the mixed workload rotates through (each worker starts at its own offset).
-  static let mixedTileCount = 240
+  @Option(help: "Distinct tiles the mixed workload rotates through (each a different font, size and scale).")
+  var mixedTiles = 240
 
   /// The tiles one run draws: `tile(worker, k)` is worker `worker`'s `k`-th tile.
   struct TileSource: Sendable {
@@ -81,13 +81,13 @@ struct ThroughputCommand: ParsableCommand {
       TileSource(tile: { _, _ in tile }, warmUpCount: 1)
     }
 
-    static func mixed(glyphs: GlyphCompositing) -> TileSource {
+    static func mixed(glyphs: GlyphCompositing, distinct: Int) -> TileSource {
       TileSource(
         tile: { worker, index in
-          var tile = MixedTextWorkload.tile((index + worker * 97) % ThroughputCommand.mixedTileCount)
+          var tile = MixedTextWorkload.tile((index + worker * 97) % distinct)
           tile.glyphCompositing = glyphs
           return tile
-        }, warmUpCount: ThroughputCommand.mixedTileCount)
+        }, warmUpCount: distinct)
     }
 
     func with(glyphs: GlyphCompositing) -> TileSource {
@@ -106,13 +106,14 @@ struct ThroughputCommand: ParsableCommand {
     guard workers > 0 else { throw ValidationError("--workers must be at least 1") }
     guard maxWorkers > 0 else { throw ValidationError("--max-workers must be at least 1") }
     guard repetitions > 0 else { throw ValidationError("--repeat must be at least 1") }
+    guard mixedTiles > 0 else { throw ValidationError("--mixed-tiles must be at least 1") }
   }
 
   func run() throws {
     var tile = options.tile(.plain(text))
     tile.glyphCompositing = glyphs
     _ = try tile.render()  // fail early on bad input
-    let source: TileSource = workload == .single ? .single(tile) : .mixed(glyphs: glyphs)
+    let source: TileSource = workload == .single ? .single(tile) : .mixed(glyphs: glyphs, distinct: mixedTiles)
     if sweep {
       try runSweep(tile, source: source)
       return
@@ -236,7 +237,7 @@ struct ThroughputCommand: ParsableCommand {
     case .mixed:
       let verified = try verifyMixedPixels(workers: maxWorkers)
       print(
-        "Mixed workload: \(Self.mixedTileCount) distinct tiles (9 families, weights 100–900, italic, sizes 9–36, "
+        "Mixed workload: \(mixedTiles) distinct tiles (9 families, weights 100–900, italic, sizes 9–36, "
           + "scales 1–3, 9 scripts), \(tiles) tiles per worker, median of \(repetitions) runs; pixels on "
           + "\(maxWorkers) workers equal to one thread alone: \(verified)\n")
     }
@@ -282,7 +283,7 @@ struct ThroughputCommand: ParsableCommand {
   /// Renders every mixed tile alone, then all of them on `workers` threads at once (each in its own
   /// order, both glyph paths), and counts the tiles whose pixels differ from the lone render.
   private func verifyMixedPixels(workers: Int) throws -> String {
-    let count = Self.mixedTileCount
+    let count = mixedTiles
     let reference = try (0..<count).map { try MixedTextWorkload.tile($0).render().image }
     let mismatches = ThreadSanitizedMutex(0)
     let done = DispatchSemaphore(value: 0)

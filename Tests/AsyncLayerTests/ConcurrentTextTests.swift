@@ -131,7 +131,9 @@ extension ConcurrentTextTests {
       if step % 4 == 3 { #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } })) }
     }
     #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } }))
-    let cancelled = layers.map { $0.statistics }.reduce(0) { $0 + $1.cancelledMidDraw + $1.cancelledBeforeStart + $1.discardedAtCommit }
+    let cancelled = layers.map { $0.statistics }.reduce(0) {
+      $0 + $1.cancelledMidDraw + $1.cancelledBeforeStart + $1.discardedAtCommit
+    }
     let committed = layers.map { $0.statistics.committed }.reduce(0, +)
     #expect(cancelled > 0, "some draws were cancelled in flight")
     #expect(committed >= steps / 4, "draws ran to the end too")

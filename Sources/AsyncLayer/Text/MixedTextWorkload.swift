@@ -30,8 +30,10 @@ package enum MixedTextWorkload {
     .plain("Emoji and symbols: 😀 🎉 🚀 🌍 👩🏽‍💻 🇯🇵 ❤️ — “quotes”, ½, ∑, →, ©."),
     .plain("Mixed: Swift 6 并发 with Pango 1.50 و Cairo 1.16 — 描画 test 123 हिन्दी ไทย 🎉"),
     .markup("<b>Ada Lovelace</b> replied: <i>see the notes</i> — <span font_family=\"Serif\">footnote G</span> 注释"),
-    .markup("<span font_family=\"Monospace\" weight=\"bold\">let x = 42</span> and <span size=\"x-large\">big</span> العربية"),
-    .markup("<span font_family=\"Noto Serif CJK JP\">縦書き</span> <b>太字</b> <i>ภาษาไทย</i> <span weight=\"100\">thin</span>"),
+    .markup(
+      "<span font_family=\"Monospace\" weight=\"bold\">let x = 42</span> and <span size=\"x-large\">big</span> العربية"),
+    .markup(
+      "<span font_family=\"Noto Serif CJK JP\">縦書き</span> <b>太字</b> <i>ภาษาไทย</i> <span weight=\"100\">thin</span>"),
   ]
 
   /// Scales from 1 to 3, fractional ones included.
@@ -46,8 +48,9 @@ package enum MixedTextWorkload {
     var style = TextStyle(
       fontFamily: family, fontSize: Double(9 + random.next(below: 28)), weight: weight,
       isItalic: random.next(below: 2) == 0)
-    style.color = [Color.black, Color(red: 0.1, green: 0.2, blue: 0.6), Color(red: 0.7, green: 0.1, blue: 0.1)][
-      random.next(below: 3)]
+    style.color =
+      [Color.black, Color(red: 0.1, green: 0.2, blue: 0.6), Color(red: 0.7, green: 0.1, blue: 0.1)][
+        random.next(below: 3)]
     style.alignment = [.left, .center, .right, .justify][random.next(below: 4)]
     style.maxLines = random.next(below: 3) == 0 ? 2 : 0
     style.ellipsize = style.maxLines > 0 ? .end : .none

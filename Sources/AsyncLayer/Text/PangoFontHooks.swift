@@ -7,13 +7,15 @@ internal import CCairo
 /// `PangoFontClass` is in Pango's public headers; the cairo font type is not, so it is taken from
 /// a font Pango loads. The hooks apply to every cairo font of the process (they only add the lock).
 enum PangoFontHooks {
-  private typealias GetMetrics = @convention(c) (
-    UnsafeMutablePointer<PangoFont>?, OpaquePointer?
-  ) -> UnsafeMutablePointer<PangoFontMetrics>?
-  private typealias GetGlyphExtents = @convention(c) (
-    UnsafeMutablePointer<PangoFont>?, PangoGlyph, UnsafeMutablePointer<PangoRectangle>?,
-    UnsafeMutablePointer<PangoRectangle>?
-  ) -> Void
+  private typealias GetMetrics =
+    @convention(c) (
+      UnsafeMutablePointer<PangoFont>?, OpaquePointer?
+    ) -> UnsafeMutablePointer<PangoFontMetrics>?
+  private typealias GetGlyphExtents =
+    @convention(c) (
+      UnsafeMutablePointer<PangoFont>?, PangoGlyph, UnsafeMutablePointer<PangoRectangle>?,
+      UnsafeMutablePointer<PangoRectangle>?
+    ) -> Void
 
   /// Pango's own functions, as bit patterns (C function pointers are not `Sendable`).
   private struct Originals: Sendable {

@@ -174,6 +174,7 @@ public final class TextLayout {
   public var isEllipsized: Bool { pango_layout_is_ellipsized(raw) != 0 }
 
   private func computeLines() -> [TextLine] {
+    PangoThreadState.current.retainFonts(of: raw)
     var result: [TextLine] = []
     let iterator = pango_layout_get_iter(raw)
     defer { pango_layout_iter_free(iterator) }

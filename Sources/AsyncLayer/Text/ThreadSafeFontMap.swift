@@ -14,9 +14,10 @@ internal import CCairo
 /// of its 14 slots the cairo font map fills. On a Pango that does not match, no subclass is made and
 /// ``make()`` returns Pango's own font map (with cairo's face handling and its races).
 enum ThreadSafeFontMap {
-  private typealias CreateFont = @convention(c) (
-    UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
-  ) -> UnsafeMutableRawPointer?
+  private typealias CreateFont =
+    @convention(c) (
+      UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+    ) -> UnsafeMutableRawPointer?
 
   /// The slots of `PangoFcFontMapClass` after its `PangoFontMapClass`: default_substitute,
   /// new_font, get_resolution, five context_key functions, fontset_key_substitute, create_font,
@@ -45,7 +46,8 @@ enum ThreadSafeFontMap {
     return UnsafeMutableRawPointer(object).assumingMemoryBound(to: PangoFontMap.self)
   }
 
-  private static func slots(of classPointer: UnsafeMutableRawPointer) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+  private static func slots(of classPointer: UnsafeMutableRawPointer) -> UnsafeMutablePointer<UnsafeMutableRawPointer?>
+  {
     (classPointer + MemoryLayout<PangoFontMapClass>.size).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
   }
 
