@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 
 # Debian packages the build, the samples and the tests need.
-APT_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libpango1.0-dev libdeflate-dev libturbojpeg0-dev \
+APT_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libpango1.0-dev libfreetype-dev libfontconfig-dev libdeflate-dev \
+                libturbojpeg0-dev \
                 fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji fonts-lohit-deva fonts-tlwg-loma-otf poppler-utils valgrind
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
