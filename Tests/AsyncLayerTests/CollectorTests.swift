@@ -96,4 +96,28 @@ import Testing
     loop.collector.flush()
     #expect(target.runs == ["outer", "inner"])
   }
+
+  @Test func aDisplayRequestedWhileFlushingRunsInTheNextTurnWithoutSleeping() {
+    // A synchronous layer's onDidDisplay runs inside the flush; the display it requests is pending
+    // when the turn ends, so the loop must run another turn at once instead of sleeping until a
+    // wake-up that never comes (the timeout is only a safety net: reaching it fails the test).
+    let loop = MainLoop(clock: .manual)
+    let first = AsyncLayer(loop: loop)
+    let second = AsyncLayer(loop: loop)
+    for layer in [first, second] {
+      layer.displaysAsynchronously = false
+      layer.size = Size(width: 4, height: 4)
+    }
+    loop.runOnce()
+    var secondDisplays = 0
+    second.onDidDisplay = { _, _ in secondDisplays += 1 }
+    first.onDidDisplay = { _, _ in second.setNeedsDisplay() }
+    first.setNeedsDisplay()
+    var turns = 0
+    loop.addObserver(.beforeTimers) { _ in turns += 1 }
+    let finished = loop.run(until: { secondDisplays == 1 }, timeout: .seconds(10))
+    #expect(finished)
+    #expect(turns == 2)
+    #expect(loop.collector.pendingCount == 0)
+  }
 }

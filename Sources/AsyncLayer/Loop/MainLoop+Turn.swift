@@ -70,6 +70,9 @@ extension MainLoop {
 
   private func hasPendingWork(in mode: LoopMode) -> Bool {
     if !performQueue.withLock({ $0.isEmpty }) { return true }
+    // Pairs added while the collector flushed (a synchronous layer's onDidDisplay requesting
+    // another display) run at the next beforeWaiting: nothing else would wake the loop for them.
+    if let collector = confined.collector, collector.pendingCount > 0 { return true }
     if confined.sources.contains(where: { $0.isValid && $0.modes.contains(mode) && $0.signal.isSet }) { return true }
     if clock == .realTime, let deadline = nextTimerDeadline(in: mode), deadline <= now { return true }
     return false
