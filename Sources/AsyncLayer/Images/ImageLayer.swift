@@ -89,12 +89,16 @@ open class ImageLayer: AsyncLayer {
     let loop = loop
     // `fit` never shows more pixels than the layer has: decode straight to that size. `fill` crops
     // by an aspect ratio unknown before decoding, and `center` shows the image at its own size.
-    let target =
-      contentMode == .fit && !size.isEmpty
-      ? PixelSize(
-        width: max(1, Int((size.width * contentsScale).rounded(.up))),
-        height: max(1, Int((size.height * contentsScale).rounded(.up))))
-      : nil
+    // A side that is not a finite number of pixels that fits an image (a huge size or scale)
+    // asks for no downscale rather than trapping in the conversion: the decode is never upscaled.
+    func pixels(_ points: Double) -> Int? {
+      let value = (points * contentsScale).rounded(.up)
+      return value.isFinite && value >= 1 && value <= Double(ImageDecoder.maximumPixelsPerSide) ? Int(value) : nil
+    }
+    var target: PixelSize? = nil
+    if contentMode == .fit, !size.isEmpty, let width = pixels(size.width), let height = pixels(size.height) {
+      target = PixelSize(width: width, height: height)
+    }
     token = loader.load(
       url, targetPixelSize: target, on: ImageCallbackExecutor { job in loop.perform(job) }
     ) { result in

@@ -125,6 +125,7 @@ extension RenderedImage {
   /// Encodes the image as a baseline JPEG (4:4:4, no chroma subsampling) with libturbojpeg.
   ///
   /// JPEG has no alpha: the premultiplied colour is encoded, i.e. the image as composited over black.
+  /// `quality` is clamped to 1…100; JPEG's sides are limited to 65535 pixels.
   ///
   /// ```swift
   /// let data = try image.jpegData(quality: 90)
@@ -132,6 +133,10 @@ extension RenderedImage {
   public func jpegData(quality: Int = 90) throws -> Data {
     guard pixelWidth > 0, pixelHeight > 0 else {
       throw RenderError.invalidDimension(name: pixelWidth > 0 ? "height" : "width", value: 0)
+    }
+    // JPEG stores each side as a 16-bit number.
+    guard pixelWidth <= 65535, pixelHeight <= 65535 else {
+      throw RenderError.surfaceTooLarge(pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: 65535)
     }
     return try TurboJPEGCompressor().encode(self, quality: min(100, max(1, quality)))
   }

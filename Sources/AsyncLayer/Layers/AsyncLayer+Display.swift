@@ -192,8 +192,10 @@ final class WeakLayer {
 extension RenderedImage {
   /// A solid image of `color` at the renderer's pixel size.
   init(solid color: Color, renderer: ImageRenderer) {
-    func channel(_ value: Double) -> UInt32 { UInt32((min(max(value, 0), 1) * color.alpha * 255).rounded()) }
-    let alpha = UInt32((min(max(color.alpha, 0), 1) * 255).rounded())
+    // Clamped (NaN as 0) first: a channel outside 0…1 would not fit its byte.
+    let color = color.clamped
+    func channel(_ value: Double) -> UInt32 { UInt32((value * color.alpha * 255).rounded()) }
+    let alpha = UInt32((color.alpha * 255).rounded())
     let pixel = alpha << 24 | channel(color.red) << 16 | channel(color.green) << 8 | channel(color.blue)
     self.init(
       pixelWidth: renderer.pixelWidth, pixelHeight: renderer.pixelHeight, scale: renderer.scale,

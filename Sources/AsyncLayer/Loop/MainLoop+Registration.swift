@@ -30,7 +30,8 @@ extension MainLoop {
   /// default-mode timer does not fire while the loop is tracking, a common-mode one does.
   ///
   /// `tolerance` lets the loop fire the timer up to that much late so that it can wake once for
-  /// several timers; it never fires early.
+  /// several timers; it never fires early. A delay, interval or tolerance longer than
+  /// ``MainLoop/maximumTimeInterval`` is clamped to it (the loop's deadlines are sums of these).
   @discardableResult
   public func scheduleTimer(
     after delay: Duration, repeating interval: Duration? = nil, modes: LoopModes = .default,
@@ -57,10 +58,11 @@ extension MainLoop {
   ) throws(LoopError) -> LoopTimer {
     preconditionInLoop()
     if let interval, interval <= .zero { throw .invalidInterval(interval) }
+    func clamp(_ duration: Duration) -> Duration { min(max(.zero, duration), Self.maximumTimeInterval) }
     let entry = TimerEntry(
-      id: confined.makeID(), interval: interval, modes: modes, tolerance: max(.zero, tolerance), action: action)
+      id: confined.makeID(), interval: interval.map(clamp), modes: modes, tolerance: clamp(tolerance), action: action)
     confined.timers[entry.id] = entry
-    schedule(entry, at: now + max(.zero, delay))
+    schedule(entry, at: now + clamp(delay))
     return LoopTimer(loop: self, id: entry.id, entry: entry)
   }
 

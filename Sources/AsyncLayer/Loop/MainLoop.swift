@@ -128,12 +128,21 @@ public final class MainLoop: Sendable {
     }
   }
 
+  /// The longest timer delay, interval, tolerance or ``advance(by:in:)`` step, about 100 years.
+  /// Timers clamp longer ones to it; `advance(by:)` refuses them. The loop's clock is a `Duration`,
+  /// whose arithmetic traps on overflow: bounded steps keep every deadline sum far from it.
+  public static let maximumTimeInterval = Duration.seconds(100 * 365 * 86_400)
+
   /// Moves a manual clock forward by `duration`, running a turn at every timer deadline on the
   /// way (so a repeating timer fires once per interval) and one at the end.
   public func advance(by duration: Duration, in mode: LoopMode = .default) throws(LoopError) {
     preconditionInLoop()
     guard clock == .manual else { throw .cannotAdvance("the loop runs on the real-time clock") }
     guard duration >= .zero else { throw .cannotAdvance("the duration \(duration) is negative") }
+    guard duration <= Self.maximumTimeInterval else {
+      throw .cannotAdvance(
+        "the duration \(duration) exceeds the limit of \(Self.maximumTimeInterval) (about 100 years)")
+    }
     let target = confined.virtualNow + duration
     enter(mode)
     defer { leave() }

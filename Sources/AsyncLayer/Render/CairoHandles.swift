@@ -25,7 +25,12 @@ final class CairoSurface {
 
   /// A new ARGB32 image surface, cleared to transparent.
   static func image(pixelWidth: Int, pixelHeight: Int) throws -> CairoSurface {
-    try CairoSurface(
+    // A RenderedImage may be built with any dimensions; cairo takes 32-bit ones up to 32767.
+    let limit = ImageRenderer.maximumPixelsPerSide
+    guard (0...limit).contains(pixelWidth), (0...limit).contains(pixelHeight) else {
+      throw RenderError.surfaceTooLarge(pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: limit)
+    }
+    return try CairoSurface(
       taking: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight)),
       operation: "cairo_image_surface_create")
   }

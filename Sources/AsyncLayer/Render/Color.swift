@@ -2,6 +2,9 @@ import Foundation
 
 /// A colour with straight (not premultiplied) red, green, blue and alpha in 0…1.
 ///
+/// Channels outside 0…1 are clamped when the colour is drawn or printed, and a NaN channel counts
+/// as 0 (a NaN alpha is transparent): no colour value stops a draw.
+///
 /// ```swift
 /// let accent = try Color(parsing: "#3366ccff")
 /// let ink = Color.black.withAlpha(0.8)
@@ -42,14 +45,21 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
   /// True when the colour covers what is below it completely.
   public var isOpaque: Bool { alpha >= 1 }
 
+  /// Every channel clamped to 0…1, NaN as 0: what cairo, pixman and the pixel conversions get.
+  var clamped: Color {
+    func clamp(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), 1) }
+    return Color(red: clamp(red), green: clamp(green), blue: clamp(blue), alpha: clamp(alpha))
+  }
+
   /// `#rrggbbaa`.
   public var description: String {
     func hex(_ v: Double) -> String {
-      let byte = Int((min(max(v, 0), 1) * 255).rounded())
+      let byte = Int((v * 255).rounded())
       let digits = String(byte, radix: 16)
       return digits.count == 1 ? "0" + digits : digits
     }
-    return "#" + hex(red) + hex(green) + hex(blue) + hex(alpha)
+    let color = clamped
+    return "#" + hex(color.red) + hex(color.green) + hex(color.blue) + hex(color.alpha)
   }
 }
 

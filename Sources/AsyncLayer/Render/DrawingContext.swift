@@ -49,6 +49,8 @@ public final class DrawingContext {
   // MARK: Colour and shapes
 
   private func setSource(_ color: Color) {
+    // cairo keeps a NaN channel as it is (and the glyph compositor converts it to an integer).
+    let color = color.clamped
     cairo_set_source_rgba(cr, color.red, color.green, color.blue, color.alpha)
   }
 

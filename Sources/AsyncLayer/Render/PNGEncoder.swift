@@ -82,6 +82,11 @@ public struct PNGEncoder: Sendable, Hashable {
     guard image.pixelHeight > 0 else {
       throw RenderError.invalidDimension(name: "PNG height in pixels", value: Double(image.pixelHeight))
     }
+    // PNG stores each side as a 31-bit number.
+    guard image.pixelWidth <= Int32.max, image.pixelHeight <= Int32.max else {
+      throw RenderError.surfaceTooLarge(
+        pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, limit: Int(Int32.max))
+    }
     guard Self.compressionLevels.contains(compressionLevel) else {
       throw RenderError.encodeFailed(
         "compression level \(compressionLevel) is outside \(Self.compressionLevels.lowerBound)..."

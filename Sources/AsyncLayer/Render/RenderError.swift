@@ -13,7 +13,11 @@
 public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A width, height or scale that is zero, negative, NaN or infinite.
   case invalidDimension(name: String, value: Double)
-  /// The image would be wider or taller than cairo's limit of 32767 pixels.
+  /// A number outside the range the library (or the C library underneath) can represent, such as
+  /// a line spacing of NaN or a width beyond Pango's coordinates; `expected` says what is allowed.
+  case invalidValue(name: String, value: String, expected: String)
+  /// The image would be wider or taller than cairo's limit of 32767 pixels (or, when encoding, the
+  /// format's own: 65535 for JPEG, 2³¹ − 1 for PNG).
   case surfaceTooLarge(pixelWidth: Int, pixelHeight: Int, limit: Int)
   /// The image would need more memory than the configured cap.
   case memoryCapExceeded(bytes: Int, cap: Int)
@@ -32,6 +36,8 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .invalidDimension(let name, let value):
       return "\(name) must be a positive, finite number (got \(value))"
+    case .invalidValue(let name, let value, let expected):
+      return "\(name) must be \(expected) (got \(value))"
     case .surfaceTooLarge(let w, let h, let limit):
       return "image of \(w)×\(h) pixels exceeds the limit of \(limit) pixels per side"
     case .memoryCapExceeded(let bytes, let cap):

@@ -66,6 +66,10 @@ extension RenderedImage {
   /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow).
   public func cairoPNGData() throws -> Data {
     var output = Data()
+    guard pixelWidth <= ImageRenderer.maximumPixelsPerSide, pixelHeight <= ImageRenderer.maximumPixelsPerSide else {
+      throw RenderError.surfaceTooLarge(
+        pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: ImageRenderer.maximumPixelsPerSide)
+    }
     try withCairoSurface { surface in
       let status = withUnsafeMutablePointer(to: &output) { pointer in
         cairo_surface_write_to_png_stream(

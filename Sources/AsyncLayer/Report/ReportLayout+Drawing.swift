@@ -61,7 +61,7 @@ extension DrawingContext {
     let layout = try run.makeLayout(scale: scale)
     let lines = layout.lines
     let origin = Point(x: run.frame.minX, y: run.frame.minY - lines[run.lines.lowerBound].frame.minY)
-    let color = run.style.color
+    let color = run.style.color.clamped
     let cr = cairo.raw
     cairo_set_source_rgba(cr, color.red, color.green, color.blue, color.alpha)
     for line in lines[run.lines] {

@@ -43,7 +43,8 @@ public final class DispatchTimer: Sendable {
   public let repeats: Bool
   public let leeway: Duration
 
-  /// Creates a stopped timer. `handler` runs on `queue` at each fire.
+  /// Creates a stopped timer. `handler` runs on `queue` at each fire. `interval` and `leeway` are
+  /// clamped to 1 ns … ``maximumInterval`` when the timer starts.
   public init(
     interval: Duration, repeats: Bool = true, leeway: Duration = .milliseconds(1),
     queue: DispatchQueue = .global(), handler: @escaping @Sendable () -> Void
@@ -62,9 +63,14 @@ public final class DispatchTimer: Sendable {
     }
   }
 
-  private static func nanoseconds(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    return max(1, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+  /// The longest interval (and leeway) a timer uses, about 100 years: longer ones are clamped to
+  /// it, since dispatch counts time in 64-bit nanoseconds (a `Duration` of 2⁴⁰ seconds does not
+  /// fit). Intervals of zero or less become 1 ns.
+  public static let maximumInterval = Duration.seconds(100 * 365 * 86_400)
+
+  /// `duration` in nanoseconds, clamped to 1 ns … ``maximumInterval``.
+  static func nanoseconds(_ duration: Duration) -> Int {
+    Int(min(max(duration.nanoseconds, 1), maximumInterval.nanoseconds))
   }
 
   deinit {

@@ -28,13 +28,19 @@ public final class QueuePool: Sendable {
   /// queues at a lower QoS than the main thread, so that busy draw threads do not delay frames.
   public static let defaultNiceness: Int32 = 5
 
-  /// A pool of `queueCount` serial queues whose worker threads run at `niceness` (0: the
-  /// creating thread's priority; higher is lower priority).
+  /// The most queues a pool starts: each is a thread, and more threads than cores only add
+  /// contention (a count of 100 000 would exhaust the process's threads).
+  public static let maximumQueueCount = 64
+
+  /// A pool of `queueCount` serial queues (clamped to 1…``maximumQueueCount``) whose worker threads
+  /// run at `niceness` (0: the creating thread's priority; higher is lower priority).
   public init(
     queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw",
     niceness: Int32 = QueuePool.defaultNiceness
   ) {
-    queues = (0..<max(1, queueCount)).map { DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness) }
+    queues = (0..<min(max(1, queueCount), Self.maximumQueueCount)).map {
+      DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness)
+    }
   }
 
   /// The number of serial queues.

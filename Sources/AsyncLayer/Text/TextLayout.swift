@@ -39,8 +39,10 @@ public final class TextLayout {
   public let scale: Double
 
   /// Lays out `content`; throws ``RenderError/invalidMarkup(_:)`` with Pango's message for bad
-  /// markup and ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
-  /// not positive and finite.
+  /// markup, ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
+  /// not positive and finite, and ``RenderError/invalidValue(name:value:expected:)`` for a number
+  /// Pango cannot represent (a width, height or line spacing beyond ``maximumLength``, a NaN or
+  /// infinite line spacing, a negative ``TextStyle/maxLines``).
   public init(
     _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1
   ) throws {
@@ -54,6 +56,7 @@ public final class TextLayout {
         name: "font size × scale (at most \(Int(TextLayout.maximumFontPixelSize)) pixels)",
         value: style.fontSize * scale)
     }
+    let units = try PangoValues(style: style, width: width, height: height)
     self.content = content
     self.style = style
     self.width = width
@@ -61,7 +64,7 @@ public final class TextLayout {
     self.scale = scale
     let context = PangoThreadState.current.context(scale: scale)
     raw = pango_layout_new(context)
-    try configure()
+    try configure(units)
   }
 
   deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
@@ -69,7 +72,48 @@ public final class TextLayout {
   /// The largest font size in device pixels (`fontSize * scale`) a layout accepts.
   public static let maximumFontPixelSize: Double = 4096
 
-  private func configure() throws {
+  /// The longest length in points Pango can represent: its coordinates are 32-bit integers of
+  /// 1/1024 point. A width, height or line spacing beyond it (either sign) is refused.
+  public static let maximumLength = Double(Int32.max) / 1024
+
+  /// The style's and the caller's numbers in Pango units, checked: Swift traps on a conversion
+  /// that does not fit, so every number is range-checked here, with an error that names it.
+  private struct PangoValues {
+    var width: Int32?
+    var height: Int32?
+    var fontSize: Int32
+    var spacing: Int32
+    /// Pango's line limit (a negative height) or 0 for none.
+    var maxLines: Int32
+
+    init(style: TextStyle, width: Double?, height: Double?) throws {
+      self.width = try width.map { try Self.units($0, "width") }
+      self.height = try height.map { try Self.units($0, "height") }
+      fontSize = try Self.units(style.fontSize, "font size")
+      guard fontSize > 0 else {
+        throw RenderError.invalidValue(
+          name: "font size", value: "\(style.fontSize)", expected: "at least 1/1024 point")
+      }
+      spacing = try Self.units(style.lineSpacing, "line spacing")
+      guard style.maxLines >= 0 else {
+        throw RenderError.invalidValue(name: "maxLines", value: "\(style.maxLines)", expected: "0 (no limit) or more")
+      }
+      // More lines than Pango can count is the same as no limit: clamping keeps that meaning.
+      maxLines = Int32(clamping: style.maxLines)
+    }
+
+    private static func units(_ points: Double, _ name: String) throws -> Int32 {
+      let units = (points * Double(PANGO_SCALE)).rounded()
+      guard units.isFinite, abs(units) <= Double(Int32.max) else {
+        throw RenderError.invalidValue(
+          name: name, value: "\(points)",
+          expected: "a finite number of points within ±\(Int(TextLayout.maximumLength)) (Pango's coordinate range)")
+      }
+      return Int32(units)
+    }
+  }
+
+  private func configure(_ units: PangoValues) throws {
     let attributes: OpaquePointer
     switch content {
     case .plain(let text):
@@ -99,13 +143,13 @@ public final class TextLayout {
 
     let font = pango_font_description_new()
     pango_font_description_set_family(font, style.fontFamily)
-    pango_font_description_set_size(font, Int32((style.fontSize * Double(PANGO_SCALE)).rounded()))
+    pango_font_description_set_size(font, units.fontSize)
     pango_font_description_set_weight(font, PangoWeight(UInt32(style.weight.rawValue)))
     pango_font_description_set_style(font, style.isItalic ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL)
     pango_layout_set_font_description(raw, font)
     pango_font_description_free(font)
 
-    if let width { pango_layout_set_width(raw, pangoUnits(width)) }
+    if let width = units.width { pango_layout_set_width(raw, width) }
     switch style.wrap {
     case .word: pango_layout_set_wrap(raw, PANGO_WRAP_WORD)
     case .char: pango_layout_set_wrap(raw, PANGO_WRAP_CHAR)
@@ -119,7 +163,7 @@ public final class TextLayout {
       pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
       pango_layout_set_justify(raw, 1)
     }
-    if style.lineSpacing != 0 { pango_layout_set_spacing(raw, pangoUnits(style.lineSpacing)) }
+    if units.spacing != 0 { pango_layout_set_spacing(raw, units.spacing) }
     switch style.ellipsize {
     case .none: break
     case .start: pango_layout_set_ellipsize(raw, PANGO_ELLIPSIZE_START)
@@ -129,16 +173,12 @@ public final class TextLayout {
     // Pango limits lines (negative height) or height only while ellipsizing; without an ellipsis
     // the extra lines are cut off in `visibleLineCount` instead.
     if style.ellipsize != .none {
-      if style.maxLines > 0 {
-        pango_layout_set_height(raw, -Int32(style.maxLines))
-      } else if let height {
-        pango_layout_set_height(raw, pangoUnits(height))
+      if units.maxLines > 0 {
+        pango_layout_set_height(raw, -units.maxLines)
+      } else if let height = units.height {
+        pango_layout_set_height(raw, height)
       }
     }
-  }
-
-  private func pangoUnits(_ points: Double) -> Int32 {
-    Int32(clamping: Int((points * Double(PANGO_SCALE)).rounded()))
   }
 
   // MARK: Metrics
