@@ -14,9 +14,20 @@ public enum ImageDecoder {
   /// The largest side the decoder accepts (cairo's image surface limit).
   public static let maximumPixelsPerSide = ImageRenderer.maximumPixelsPerSide
 
-  /// Decodes `data`; throws ``ImageDecodingError`` for empty, unsupported, corrupt or truncated data.
+  /// The most pixels a decode accepts by default: 64 Mi (67 108 864), 256 MiB of decoded pixels.
+  ///
+  /// Above the largest camera sensors (about 61 megapixels) and half of ``ImageRenderer``'s
+  /// default memory cap, so that the decode and a copy of it fit. A header announcing more is
+  /// refused before any pixel memory is allocated: a 649-byte JPEG can claim 30000×30000 pixels
+  /// (3.6 GB). Pass `maximumPixelCount` to ``decode(_:targetPixelSize:maximumPixelCount:)`` or to
+  /// ``ImageLoader/init(memoryCache:diskCache:timeout:maximumPixelCount:)`` to change it.
+  public static let defaultMaximumPixelCount = 64 << 20
+
+  /// Decodes `data`; throws ``ImageDecodingError`` for empty, unsupported, corrupt or truncated data,
+  /// and ``ImageDecodingError/tooManyPixels(pixelWidth:pixelHeight:limit:)`` when the header announces
+  /// more than `maximumPixelCount` pixels (checked in the source image, before any downscaling).
   public static func decode(
-    _ data: Data, targetPixelSize: PixelSize? = nil
+    _ data: Data, targetPixelSize: PixelSize? = nil, maximumPixelCount: Int = defaultMaximumPixelCount
   ) throws(ImageDecodingError) -> RenderedImage {
     if let target = targetPixelSize, target.width <= 0 || target.height <= 0 {
       throw .invalidTargetSize(target)
@@ -28,9 +39,9 @@ public enum ImageDecoder {
     let decoded: RenderedImage
     switch format {
     case .png:
-      decoded = try decodePNG(data)
+      decoded = try decodePNG(data, maximumPixelCount: maximumPixelCount)
     case .jpeg:
-      decoded = try decodeJPEG(data, targetPixelSize: targetPixelSize)
+      decoded = try decodeJPEG(data, targetPixelSize: targetPixelSize, maximumPixelCount: maximumPixelCount)
     }
     guard let target = targetPixelSize else { return decoded }
     return try downscale(decoded, toFit: target, format: format)
@@ -41,32 +52,49 @@ public enum ImageDecoder {
     return digits.count == 1 ? "0" + digits : digits
   }
 
-  private static func checkLimit(_ size: PixelSize) throws(ImageDecodingError) {
+  /// Checks a header's dimensions against the side limit and `maximumPixelCount`.
+  static func checkLimits(_ size: PixelSize, maximumPixelCount: Int) throws(ImageDecodingError) {
     guard size.width <= maximumPixelsPerSide, size.height <= maximumPixelsPerSide else {
       throw .tooLarge(pixelWidth: size.width, pixelHeight: size.height, limit: maximumPixelsPerSide)
     }
+    // Both sides are at most 32767 here: the product cannot overflow.
+    guard size.width * size.height <= maximumPixelCount else {
+      throw .tooManyPixels(pixelWidth: size.width, pixelHeight: size.height, limit: maximumPixelCount)
+    }
   }
 
-  private static func decodePNG(_ data: Data) throws(ImageDecodingError) -> RenderedImage {
-    // IHDR is always the first chunk: width and height are big-endian at offsets 16 and 20. Checking
-    // them first keeps a hostile header from making cairo allocate gigabytes.
+  /// The width and height in a PNG's IHDR chunk, which must come first: big-endian at offsets 16
+  /// and 20, after the signature, the chunk length and the type.
+  static func pngDimensions(_ data: Data) throws(ImageDecodingError) -> PixelSize {
     guard data.count >= 24 else { throw .corrupt(format: .png, reason: "shorter than a PNG header") }
-    func bigEndian(_ offset: Int) -> Int {
-      data.dropFirst(offset).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+    let bytes = [UInt8](data.prefix(24))
+    guard bytes[12..<16].elementsEqual(Array("IHDR".utf8)) else {
+      throw .corrupt(format: .png, reason: "the first chunk is not IHDR")
     }
-    try checkLimit(PixelSize(width: bigEndian(16), height: bigEndian(20)))
+    func bigEndian(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+    let size = PixelSize(width: bigEndian(16), height: bigEndian(20))
+    guard size.width > 0, size.height > 0 else { throw .corrupt(format: .png, reason: "the header announces \(size)") }
+    return size
+  }
+
+  private static func decodePNG(_ data: Data, maximumPixelCount: Int) throws(ImageDecodingError) -> RenderedImage {
+    // Checking the header first keeps a hostile one from making cairo allocate gigabytes.
+    try checkLimits(pngDimensions(data), maximumPixelCount: maximumPixelCount)
     do {
-      return try RenderedImage(pngData: data)
+      return try RenderedImage(pngData: data, maximumPixelCount: maximumPixelCount)
     } catch {
       throw .corrupt(format: .png, reason: "\(error)")
     }
   }
 
-  private static func decodeJPEG(_ data: Data, targetPixelSize: PixelSize?) throws(ImageDecodingError) -> RenderedImage
-  {
+  private static func decodeJPEG(
+    _ data: Data, targetPixelSize: PixelSize?, maximumPixelCount: Int
+  ) throws(ImageDecodingError) -> RenderedImage {
     let decompressor = try TurboJPEGDecompressor()
     let source = try decompressor.dimensions(of: data)
-    try checkLimit(source)
+    // The source's pixel count, even for a downscaled decode: libjpeg's time (and, for
+    // progressive files, its coefficient buffers) grows with it.
+    try checkLimits(source, maximumPixelCount: maximumPixelCount)
     var size = source
     if let target = targetPixelSize {
       size = TurboJPEGDecompressor.scaledSize(of: source, atLeast: target.aspectFit(source))

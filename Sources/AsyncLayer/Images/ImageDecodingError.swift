@@ -16,6 +16,9 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
   case corrupt(format: ImageFormat, reason: String)
   /// The image is larger than the decoder accepts.
   case tooLarge(pixelWidth: Int, pixelHeight: Int, limit: Int)
+  /// The header announces more pixels than the decoder's pixel-count limit (see
+  /// ``ImageDecoder/defaultMaximumPixelCount``); refused before any pixel memory is allocated.
+  case tooManyPixels(pixelWidth: Int, pixelHeight: Int, limit: Int)
   /// The requested target size is zero or negative.
   case invalidTargetSize(PixelSize)
 
@@ -29,6 +32,9 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
       return "corrupt or truncated \(format) data: \(reason)"
     case .tooLarge(let width, let height, let limit):
       return "image of \(width)×\(height) pixels exceeds the decoder limit of \(limit) pixels per side"
+    case .tooManyPixels(let width, let height, let limit):
+      return
+        "image of \(width)×\(height) pixels (\(width * height) pixels) exceeds the decoder limit of \(limit) pixels"
     case .invalidTargetSize(let size):
       return "target size \(size) must be positive"
     }

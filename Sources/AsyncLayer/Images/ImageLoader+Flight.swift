@@ -52,7 +52,7 @@ extension ImageLoader {
   private func decode(_ data: Data, for key: ImageCacheKey) throws(ImageLoadError) -> RenderedImage {
     counters.decodes.add(1, ordering: .relaxed)
     do {
-      return try ImageDecoder.decode(data, targetPixelSize: key.targetPixelSize)
+      return try ImageDecoder.decode(data, targetPixelSize: key.targetPixelSize, maximumPixelCount: maximumPixelCount)
     } catch {
       throw .decoding(error)
     }

@@ -33,6 +33,9 @@ public final class ImageLoader: Sendable {
   public let diskCache: ImageDiskCache?
   /// Seconds a flight (disk read, fetch and decode) may take before its waiters fail with `.timedOut`.
   public let timeout: Double
+  /// The most pixels a decoded image may have; a larger one fails with
+  /// ``ImageDecodingError/tooManyPixels(pixelWidth:pixelHeight:limit:)`` before it is allocated.
+  public let maximumPixelCount: Int
 
   let state = Mutex(ImageLoaderStateMachine())
   private let nextWaiterID = Atomic<UInt64>(0)
@@ -41,15 +44,18 @@ public final class ImageLoader: Sendable {
   /// Runs disk reads, file reads and decodes (concurrently) off the callers' threads.
   let workQueue = DispatchQueue(label: "AsyncLayer.ImageLoader.work", qos: .userInitiated, attributes: .concurrent)
 
-  /// A loader with the given caches and timeout (seconds, > 0).
+  /// A loader with the given caches, timeout (seconds, > 0; another value means 30) and pixel limit
+  /// per image (see ``ImageDecoder/defaultMaximumPixelCount``).
   public init(
     memoryCache: ImageMemoryCache = ImageMemoryCache(byteLimit: 64 << 20),
     diskCache: ImageDiskCache? = nil,
-    timeout: Double = 30
+    timeout: Double = 30,
+    maximumPixelCount: Int = ImageDecoder.defaultMaximumPixelCount
   ) {
     self.memoryCache = memoryCache
     self.diskCache = diskCache
     self.timeout = timeout > 0 && timeout.isFinite ? timeout : 30
+    self.maximumPixelCount = maximumPixelCount
     let configuration = URLSessionConfiguration.ephemeral
     // The loader has its own caches; URLSession's would only hold a second copy of the bytes.
     configuration.urlCache = nil

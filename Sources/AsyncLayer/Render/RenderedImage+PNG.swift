@@ -4,12 +4,21 @@ import Foundation
 extension RenderedImage {
   /// Decodes PNG bytes (any colour type libpng reads) into premultiplied ARGB32 pixels.
   ///
+  /// A header announcing more than `maximumPixelCount` pixels (by default
+  /// ``ImageDecoder/defaultMaximumPixelCount``) or more than 32767 per side is refused with
+  /// ``RenderError/undecodableImage(_:)`` before any pixel memory is allocated.
+  ///
   /// ```swift
   /// let image = try RenderedImage(pngData: Data(contentsOf: url))
   /// ```
-  public init(pngData: Data, scale: Double = 1) throws {
+  public init(pngData: Data, scale: Double = 1, maximumPixelCount: Int = ImageDecoder.defaultMaximumPixelCount) throws {
     guard pngData.count >= 8, pngData.prefix(8).elementsEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) else {
       throw RenderError.undecodableImage("not PNG data (bad signature)")
+    }
+    do {
+      try ImageDecoder.checkLimits(ImageDecoder.pngDimensions(pngData), maximumPixelCount: maximumPixelCount)
+    } catch {
+      throw RenderError.undecodableImage(error.description)
     }
     var reader = PNGByteReader(data: pngData)
     let raw = withUnsafeMutablePointer(to: &reader) { pointer in
@@ -29,15 +38,17 @@ extension RenderedImage {
     try self.init(copying: surface, scale: scale)
   }
 
-  /// Reads a PNG file.
-  public init(contentsOfPNGFile path: String, scale: Double = 1) throws {
+  /// Reads a PNG file; its pixel count is limited as in ``init(pngData:scale:maximumPixelCount:)``.
+  public init(
+    contentsOfPNGFile path: String, scale: Double = 1, maximumPixelCount: Int = ImageDecoder.defaultMaximumPixelCount
+  ) throws {
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
       throw RenderError.io(path: path, reason: "cannot read: \((error as NSError).localizedDescription)")
     }
-    try self.init(pngData: data, scale: scale)
+    try self.init(pngData: data, scale: scale, maximumPixelCount: maximumPixelCount)
   }
 
   /// Copies an ARGB32 (or RGB24) image surface's pixels.
