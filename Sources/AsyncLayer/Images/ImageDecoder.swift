@@ -2,6 +2,9 @@ import Foundation
 
 /// Decodes PNG and JPEG bytes into a ``RenderedImage``, optionally downscaled while decoding.
 ///
+/// JPEG may be YCbCr, greyscale or CMYK: CMYK (as print workflows write it) is converted to RGB
+/// without a colour profile, with Adobe's inverted inks when the file has an Adobe APP14 marker.
+///
 /// The format is sniffed from the magic bytes. With a target size the result is the largest size
 /// with the image's aspect ratio that fits inside the target (never upscaled): JPEG decodes straight
 /// to the nearest DCT scaling factor at or above that size (1/2, 1/4, 1/8, ...) and cairo scales the
@@ -91,7 +94,8 @@ public enum ImageDecoder {
     _ data: Data, targetPixelSize: PixelSize?, maximumPixelCount: Int
   ) throws(ImageDecodingError) -> RenderedImage {
     let decompressor = try TurboJPEGDecompressor()
-    let source = try decompressor.dimensions(of: data)
+    let header = try decompressor.header(of: data)
+    let source = header.size
     // The source's pixel count, even for a downscaled decode: libjpeg's time (and, for
     // progressive files, its coefficient buffers) grows with it.
     try checkLimits(source, maximumPixelCount: maximumPixelCount)
@@ -99,7 +103,9 @@ public enum ImageDecoder {
     if let target = targetPixelSize {
       size = TurboJPEGDecompressor.scaledSize(of: source, atLeast: target.aspectFit(source))
     }
-    return try decompressor.decode(data, to: size)
+    return try decompressor.decode(
+      data, to: size, cmyk: header.isCMYK,
+      invertedInks: header.isCMYK && TurboJPEGDecompressor.hasAdobeMarker(data))
   }
 
   /// Scales `image` down with cairo's GOOD filter (a box filter when shrinking) to fit `target`.
