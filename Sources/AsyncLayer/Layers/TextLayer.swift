@@ -27,6 +27,12 @@ open class TextLayer: AsyncLayer {
     didSet { if padding != oldValue { setNeedsDisplay() } }
   }
 
+  /// How much text the layer accepts (see ``TextLimits``); more fails the draw with a
+  /// ``RenderError`` in ``lastError``.
+  public var limits = TextLimits.default {
+    didSet { if limits != oldValue { setNeedsDisplay() } }
+  }
+
   /// Called on the draw thread after each text draw, finished or cancelled part-way.
   public var drawReportHandler: (@Sendable (TextDrawReport) -> Void)?
 
@@ -38,11 +44,12 @@ open class TextLayer: AsyncLayer {
     let size = size
     let scale = contentsScale
     let report = drawReportHandler
+    let limits = limits
     return DrawOperation { context in
       let width = size.width - padding.left - padding.right
       let height = size.height - padding.top - padding.bottom
       guard width > 0, height > 0 else { return }
-      let layout = try TextLayout(text, style: style, width: width, height: height, scale: scale)
+      let layout = try TextLayout(text, style: style, width: width, height: height, scale: scale, limits: limits)
       try context.checkCancellation()
       let lineCount = layout.lines.count
       let drawn = context.withSavedState {

@@ -21,8 +21,16 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
   case surfaceTooLarge(pixelWidth: Int, pixelHeight: Int, limit: Int)
   /// The image would need more memory than the configured cap.
   case memoryCapExceeded(bytes: Int, cap: Int)
-  /// Pango rejected the markup; the message is Pango's own.
+  /// Pango rejected the markup; the message is Pango's own, its line and character pointing into
+  /// the markup as given.
   case invalidMarkup(String)
+  /// The text (markup included) has more UTF-8 bytes than ``TextLimits/maximumBytes``.
+  case textTooLong(bytes: Int, limit: Int)
+  /// The text has more paragraphs than ``TextLimits/maximumParagraphs``.
+  case tooManyParagraphs(count: Int, limit: Int)
+  /// The laid-out text would exceed Pango's 32-bit coordinates (``TextLayout/maximumLength``
+  /// points): a paragraph too wide before wrapping, or a layout too tall.
+  case layoutTooLarge(dimension: String, points: Double, limit: Double)
   /// cairo reported a failure status during `operation`.
   case cairo(operation: String, status: String)
   /// The bytes are not a PNG (or JPEG) image this library can decode.
@@ -44,6 +52,15 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
       return "image needs \(bytes / (1 << 20)) MiB, over the memory cap of \(cap / (1 << 20)) MiB"
     case .invalidMarkup(let message):
       return "invalid markup: \(message)"
+    case .textTooLong(let bytes, let limit):
+      return "text of \(bytes) bytes exceeds the limit of \(limit) bytes per layout (TextLimits.maximumBytes): "
+        + "split it into several tiles or report blocks"
+    case .tooManyParagraphs(let count, let limit):
+      return "text of \(count) paragraphs exceeds the limit of \(limit) paragraphs per layout "
+        + "(TextLimits.maximumParagraphs): split it into several tiles or report blocks"
+    case .layoutTooLarge(let dimension, let points, let limit):
+      return "text laid out \(Int(points)) points \(dimension) exceeds Pango's limit of \(Int(limit)) points: "
+        + "split it into smaller paragraphs or blocks"
     case .cairo(let operation, let status):
       return "cairo failed in \(operation): \(status)"
     case .undecodableImage(let reason):

@@ -24,10 +24,14 @@ public struct ReportDocument: Sendable, Hashable {
   public var showsPageNumbers: Bool
   /// The content, in reading order.
   public var blocks: [ReportBlock]
+  /// How much text each block accepts: a paragraph, a heading, a table cell (see ``TextLimits``).
+  /// A paragraph over them is refused; split long text into several paragraphs.
+  public var textLimits: TextLimits
 
   public init(
     title: String? = nil, pageSize: Size = .a4, margins: EdgeInsets = EdgeInsets(all: 56),
-    style: ReportStyle = ReportStyle(), showsPageNumbers: Bool = true, blocks: [ReportBlock] = []
+    style: ReportStyle = ReportStyle(), showsPageNumbers: Bool = true, blocks: [ReportBlock] = [],
+    textLimits: TextLimits = .default
   ) {
     self.title = title
     self.pageSize = pageSize
@@ -35,6 +39,7 @@ public struct ReportDocument: Sendable, Hashable {
     self.style = style
     self.showsPageNumbers = showsPageNumbers
     self.blocks = blocks
+    self.textLimits = textLimits
   }
 
   /// Appends a heading; `level` 1 is the largest (levels beyond the styles use the last one).

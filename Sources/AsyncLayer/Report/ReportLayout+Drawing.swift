@@ -40,9 +40,9 @@ extension ReportTextRun {
   /// layout pagination used. Should a font still break differently, the run falls back to a
   /// layout at scale 1 (drawn scaled), so the page never loses or repeats a line.
   func makeLayout(scale: Double) throws -> TextLayout {
-    let layout = try TextLayout(content, style: style, width: width, scale: scale)
+    let layout = try TextLayout(content, style: style, width: width, scale: scale, limits: limits)
     if scale != 1, !breaksLikePagination(layout) {
-      return try TextLayout(content, style: style, width: width, scale: 1)
+      return try TextLayout(content, style: style, width: width, scale: 1, limits: limits)
     }
     return layout
   }

@@ -84,6 +84,8 @@ public struct ReportTextRun: Sendable, Hashable {
   public let blockIndex: Int?
   public let content: TextContent
   public let style: TextStyle
+  /// The limits the text was laid out with (``ReportDocument/textLimits``).
+  public let limits: TextLimits
   /// The wrapping width the text is laid out at, in points.
   public let width: Double
   /// The lines drawn here, as indices into the layout's lines.

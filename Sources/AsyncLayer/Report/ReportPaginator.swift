@@ -8,6 +8,7 @@ struct ReportPaginator {
   let document: ReportDocument
   let contentRect: Rect
   private var style: ReportStyle { document.style }
+  private var limits: TextLimits { document.textLimits }
 
   private var finishedPages: [[ReportElement]] = []
   private var elements: [ReportElement] = []
@@ -57,21 +58,22 @@ struct ReportPaginator {
 
   mutating func layOutBlocks() throws {
     if let title = document.title {
-      let layout = try TextLayout(.plain(title), style: style.title, width: contentRect.width)
+      let layout = try TextLayout(.plain(title), style: style.title, width: contentRect.width, limits: limits)
       placeFlowingText(layout, role: .title, blockIndex: nil, keepWithNext: 0)
     }
     for (index, block) in document.blocks.enumerated() {
       switch block {
       case .heading(let text, let level):
         addSpacing(style.blockSpacing + style.headingSpacing)
-        let layout = try TextLayout(.plain(text), style: style.heading(level: level), width: contentRect.width)
+        let layout = try TextLayout(
+          .plain(text), style: style.heading(level: level), width: contentRect.width, limits: limits)
         let next = index + 1 < document.blocks.count ? document.blocks[index + 1] : nil
         placeFlowingText(
           layout, role: .heading(level: level), blockIndex: index,
           keepWithNext: try firstLineHeight(of: next))
       case .paragraph(let content):
         addSpacing(style.blockSpacing)
-        let layout = try TextLayout(content, style: style.body, width: contentRect.width)
+        let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
         placeFlowingText(layout, role: .paragraph, blockIndex: index, keepWithNext: 0)
       case .table(let table):
         addSpacing(style.blockSpacing)
@@ -94,7 +96,7 @@ struct ReportPaginator {
     for (index, var pageElements) in finishedPages.enumerated() {
       if document.showsPageNumbers {
         let layout = try TextLayout(
-          .plain("Page \(index + 1) of \(count)"), style: style.footer, width: contentRect.width)
+          .plain("Page \(index + 1) of \(count)"), style: style.footer, width: contentRect.width, limits: limits)
         // Centred vertically in the bottom margin.
         let top = contentRect.maxY + max(0, (document.margins.bottom - layout.size.height) / 2)
         pageElements.append(
@@ -112,11 +114,11 @@ struct ReportPaginator {
   private func firstLineHeight(of block: ReportBlock?) throws -> Double {
     switch block {
     case .paragraph(let content):
-      let layout = try TextLayout(content, style: style.body, width: contentRect.width)
+      let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + (layout.lines.first?.frame.height ?? 0)
     case .heading, .table:
       // One line of body text; a table checks its own header-plus-first-row fit.
-      let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width)
+      let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + layout.size.height
     case .image, .pageBreak, nil:
       return 0
@@ -144,7 +146,8 @@ struct ReportPaginator {
       Rect(x: x + line.frame.minX, y: shift + line.frame.minY, width: line.frame.width, height: line.frame.height)
     }
     return ReportTextRun(
-      role: role, blockIndex: blockIndex, content: layout.content, style: layout.style, width: layout.width ?? 0,
+      role: role, blockIndex: blockIndex, content: layout.content, style: layout.style, limits: layout.limits,
+      width: layout.width ?? 0,
       lines: range, lineOffsets: lines[range].map(\.utf8Offset), lineFrames: frames,
       frame: Rect(
         x: x, y: top, width: layout.width ?? 0,
@@ -231,7 +234,8 @@ struct ReportPaginator {
       return inner
     }
     let header = try table.columns.indices.map { column in
-      try TextLayout(.plain(table.columns[column]), style: style.tableHeader, width: textWidth(column))
+      try TextLayout(
+        .plain(table.columns[column]), style: style.tableHeader, width: textWidth(column), limits: limits)
     }
     let rows = try table.rows.enumerated().map { rowIndex, cells in
       guard cells.count <= columns else {
@@ -240,7 +244,7 @@ struct ReportPaginator {
       return try (0..<columns).map { column in
         try TextLayout(
           .plain(column < cells.count ? cells[column] : ""), style: style.tableCell,
-          width: textWidth(column))
+          width: textWidth(column), limits: limits)
       }
     }
     let headerHeight = (header.map(\.size.height).max() ?? 0) + 2 * padding

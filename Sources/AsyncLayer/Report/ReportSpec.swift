@@ -97,7 +97,10 @@ public struct ReportSpec: Sendable, Hashable {
         document.addParagraph(text)
       case .markup(let markup):
         do {
-          _ = try TextLayout(.markup(markup), style: style.body, width: nil)
+          // At the content width, as the paginator will lay it out (an unwrapped long paragraph
+          // could exceed Pango's width limit where the wrapped one does not).
+          let width = document.pageSize.width - document.margins.left - document.margins.right
+          _ = try TextLayout(.markup(markup), style: style.body, width: width >= 1 ? width : nil)
         } catch let error as RenderError {
           throw ReportSpecError(path: path + ".markup", message: error.description)
         }

@@ -37,15 +37,25 @@ public final class TextLayout {
   public let height: Double?
   /// The device scale the glyphs are hinted for.
   public let scale: Double
+  /// The limits the text was checked against.
+  public let limits: TextLimits
 
   /// Lays out `content`; throws ``RenderError/invalidMarkup(_:)`` with Pango's message for bad
   /// markup, ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
   /// not positive and finite, and ``RenderError/invalidValue(name:value:expected:)`` for a number
   /// Pango cannot represent (a width, height or line spacing beyond ``maximumLength``, a NaN or
   /// infinite line spacing, a negative ``TextStyle/maxLines``).
+  ///
+  /// Text over `limits` fails with ``RenderError/textTooLong(bytes:limit:)`` or
+  /// ``RenderError/tooManyParagraphs(count:limit:)`` before Pango sees it, and text whose layout
+  /// would overflow Pango's coordinates with ``RenderError/layoutTooLarge(dimension:points:limit:)``
+  /// (see ``TextLimits``). The layout is computed here, so its metrics are ready when this returns.
   public init(
-    _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1
+    _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1,
+    limits: TextLimits = .default
   ) throws {
+    // First: a 50 MB text fails here in microseconds instead of in a minute of layout.
+    try limits.check(content.source)
     if let width { try ImageRenderer.validate(width, "width") }
     if let height { try ImageRenderer.validate(height, "height") }
     try ImageRenderer.validate(scale, "scale")
@@ -62,9 +72,11 @@ public final class TextLayout {
     self.width = width
     self.height = height
     self.scale = scale
+    self.limits = limits
     let context = PangoThreadState.current.context(scale: scale)
     raw = pango_layout_new(context)
     try configure(units)
+    try checkExtents()
   }
 
   deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
@@ -178,6 +190,38 @@ public final class TextLayout {
       } else if let height = units.height {
         pango_layout_set_height(raw, height)
       }
+    }
+  }
+
+  /// Refuses a layout Pango could not represent: a line whose glyphs are wider than its 32-bit
+  /// units (Pango's sums overflow and the paragraph collapses to an empty line instead of wrapping),
+  /// or lines whose total height is beyond them (later lines would be drawn over earlier ones).
+  private func checkExtents() throws {
+    let limit = Int64(Int32.max)
+    var lines = pango_layout_get_lines_readonly(raw)
+    while let node = lines {
+      var width: Int64 = 0
+      var runs = node.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self).pointee.runs
+      while let run = runs {
+        if let glyphs = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.glyphs {
+          for index in 0..<Int(glyphs.pointee.num_glyphs) {
+            width += Int64(glyphs.pointee.glyphs[index].geometry.width)
+          }
+        }
+        runs = run.pointee.next
+      }
+      guard width <= limit else {
+        throw RenderError.layoutTooLarge(
+          dimension: "wide (one paragraph before wrapping)", points: Double(width) / Double(PANGO_SCALE),
+          limit: Self.maximumLength)
+      }
+      lines = node.pointee.next
+    }
+    // Heights and spacing summed exactly here, where Pango's own sum would wrap around.
+    let all = allLines
+    let height = all.reduce(0) { $0 + $1.frame.height } + style.lineSpacing * Double(max(0, all.count - 1))
+    guard height <= Self.maximumLength else {
+      throw RenderError.layoutTooLarge(dimension: "tall", points: height, limit: Self.maximumLength)
     }
   }
 

@@ -30,9 +30,13 @@ public final class TextMeasurer: Sendable {
   private let cache = Mutex(Cache())
   /// How many sizes the cache keeps; the oldest entry leaves first.
   public let capacity: Int
+  /// How much text one measurement accepts (see ``TextLimits``).
+  public let limits: TextLimits
 
-  public init(capacity: Int) {
+  /// A measurer that keeps `capacity` sizes (at least one) and refuses text over `limits`.
+  public init(capacity: Int, limits: TextLimits = .default) {
     self.capacity = max(1, capacity)
+    self.limits = limits
   }
 
   /// The size in points of `content` laid out at `width` (nil: unwrapped) and `scale`.
@@ -46,7 +50,7 @@ public final class TextMeasurer: Sendable {
     if let cached { return cached }
     // Layout happens outside the lock: two threads may measure the same text once each, which is
     // cheaper than making every other measurement wait.
-    let size = try TextLayout(content, style: style, width: width, scale: scale).size
+    let size = try TextLayout(content, style: style, width: width, scale: scale, limits: limits).size
     cache.withLock { cache in
       guard cache.sizes.updateValue(size, forKey: key) == nil else { return }
       cache.order.append(key)

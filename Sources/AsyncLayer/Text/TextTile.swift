@@ -21,6 +21,8 @@ public struct TextTile: Sendable, Hashable {
   public var background: Color?
   /// How glyphs are composited; the default scales across threads (see ``GlyphCompositing``).
   public var glyphCompositing: GlyphCompositing = .threadCache
+  /// How much text the tile accepts (see ``TextLimits``).
+  public var limits = TextLimits.default
 
   public init(
     _ content: TextContent, style: TextStyle = TextStyle(), width: Double, height: Double? = nil,
@@ -48,7 +50,8 @@ public struct TextTile: Sendable, Hashable {
         throw RenderError.invalidDimension(name: "height inside the padding", value: textHeight!)
       }
     }
-    let layout = try TextLayout(content, style: style, width: textWidth, height: textHeight, scale: scale)
+    let layout = try TextLayout(
+      content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits)
     let tileHeight = height ?? max(1 / scale, layout.size.height + padding.top + padding.bottom)
     let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale)
     var linesDrawn = 0
