@@ -8,7 +8,8 @@ public struct TextLine: Sendable, Hashable {
   public let frame: Rect
   /// Distance from the layout's top to this line's baseline.
   public let baseline: Double
-  /// Where the line starts in the layout's text, as a UTF-8 byte offset (markup removed).
+  /// Where the line starts in the layout's text, as a UTF-8 byte offset (markup removed, and each
+  /// NUL replaced by the three bytes of U+FFFD, see ``TextLayout``).
   public let utf8Offset: Int
   /// The line's length in UTF-8 bytes.
   public let utf8Length: Int
@@ -18,6 +19,10 @@ public struct TextLine: Sendable, Hashable {
 ///
 /// Build layouts on the thread that draws them: a layout uses that thread's Pango context (see
 /// ``DrawingContext/draw(_:at:)``) and is not `Sendable`.
+///
+/// Pango reads C strings, where a NUL (U+0000) would end the text: each NUL, in plain text and in
+/// markup alike, is laid out and drawn as U+FFFD (the replacement character, a visible mark), so
+/// what follows it is never lost. Line offsets count the three bytes of U+FFFD.
 ///
 /// ```swift
 /// let layout = try TextLayout(.markup("<b>Title</b> and body"), style: TextStyle(), width: 200, scale: 2)
@@ -129,9 +134,11 @@ public final class TextLayout {
     let attributes: OpaquePointer
     switch content {
     case .plain(let text):
+      let text = Self.replacingNUL(text)
       pango_layout_set_text(raw, text, Int32(text.utf8.count))
       attributes = pango_attr_list_new()
     case .markup(let markup):
+      let markup = Self.replacingNUL(markup)
       var parsed: OpaquePointer?
       var text: UnsafeMutablePointer<CChar>?
       var error: UnsafeMutablePointer<GError>?
@@ -191,6 +198,14 @@ public final class TextLayout {
         pango_layout_set_height(raw, height)
       }
     }
+  }
+
+  /// `text` with each U+0000 replaced by U+FFFD: Pango would stop reading at the NUL.
+  static func replacingNUL(_ text: String) -> String {
+    guard text.utf8.contains(0) else { return text }
+    var scalars = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars { scalars.append(scalar == "\u{0}" ? "\u{FFFD}" : scalar) }
+    return String(scalars)
   }
 
   /// Refuses a layout Pango could not represent: a line whose glyphs are wider than its 32-bit
