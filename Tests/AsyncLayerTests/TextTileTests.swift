@@ -111,11 +111,13 @@ struct TextTileTests {
     #expect(result.lineCount < 5)
   }
 
-  @Test("empty text is a blank tile")
+  @Test("empty text is refused; text of spaces is a blank line")
   func emptyText() throws {
-    let result = try TextTile(.plain(""), width: 100, scale: 2, background: .white).render()
+    #expect(throws: RenderError.emptyText) { try TextTile(.plain(""), width: 100, scale: 2).render() }
+    #expect(throws: RenderError.emptyText) { try TextTile(.markup("<b></b>"), width: 100, scale: 2).render() }
+    let result = try TextTile(.plain(" "), width: 100, scale: 2, background: .white).render()
     #expect(result.image.pixelWidth == 200)
-    #expect(result.image.pixelHeight > 0)
+    #expect(result.image.pixelHeight > 20)
     #expect(result.image.inkPixelCount(background: .white) == 0)
   }
 
@@ -145,5 +147,47 @@ struct TextTileTests {
     #expect(left < 50)
     #expect(abs(center - 150) < 20)
     #expect(right > 250)
+  }
+}
+
+@Suite("Degenerate tiles are refused with the reason")
+struct DegenerateTileTests {
+  @Test("a line spacing that stacks lines upwards is refused instead of a 1-pixel-tall tile")
+  func collapsingLineSpacing() throws {
+    var style = TextStyle(fontSize: 14)
+    style.lineSpacing = -100
+    #expect {
+      try TextTile(.plain("a b c"), style: style, width: 20).render()
+    } throws: { error in
+      guard case RenderError.invalidValue("line spacing", "-100.0", let expected) = error else { return false }
+      return expected.contains("-7.0")
+    }
+    // Tight leading within the rule still draws every line, top to bottom.
+    style.lineSpacing = -7
+    let tight = try TextTile(.plain("a b c"), style: style, width: 20, background: .white).render()
+    #expect(tight.lineCount == 3)
+    #expect(tight.image.pixelHeight > 20)
+  }
+
+  @Test("a scale that would shrink the tile to a pixel is refused", arguments: [1e-9, 0.009])
+  func tinyScale(scale: Double) {
+    #expect {
+      try TextTile(.plain("hello"), width: 375, scale: scale).render()
+    } throws: { error in
+      guard case RenderError.invalidValue("scale", _, let expected) = error else { return false }
+      return expected.contains("\(ImageRenderer.minimumScale)")
+    }
+    #expect(throws: RenderError.self) { try ImageRenderer(size: Size(width: 375, height: 100), scale: scale) }
+    #expect(throws: RenderError.self) {
+      try TextMeasurer(capacity: 1).size(of: .plain("x"), style: TextStyle(), width: 100, scale: scale)
+    }
+  }
+
+  @Test("the smallest scale still draws")
+  func minimumScale() throws {
+    let tile = try TextTile(
+      .plain("hello"), style: TextStyle(fontSize: 400), width: 1000, scale: ImageRenderer.minimumScale
+    ).render()
+    #expect(tile.image.pixelWidth == 10)
   }
 }

@@ -16,6 +16,9 @@ public struct ImageRenderer: Sendable, Hashable {
   public static let maximumPixelsPerSide = 32767
   /// The default memory cap for one image: 512 MiB.
   public static let defaultMemoryCap = 512 << 20
+  /// The smallest scale accepted, 1/100 device pixel per point: below it a whole page or tile
+  /// collapses to a few pixels (a 375-point tile at a scale of 1e-9 would be 1×1 pixel).
+  public static let minimumScale = 0.01
 
   /// The size in points.
   public let size: Size
@@ -27,11 +30,12 @@ public struct ImageRenderer: Sendable, Hashable {
   public let pixelHeight: Int
 
   /// Validates the dimensions; throws ``RenderError`` when they are not positive and finite, when
-  /// a side exceeds ``maximumPixelsPerSide`` or when the pixels would exceed `memoryCap` bytes.
+  /// the scale is below ``minimumScale``, when a side exceeds ``maximumPixelsPerSide`` or when the
+  /// pixels would exceed `memoryCap` bytes.
   public init(size: Size, scale: Double = 1, memoryCap: Int = ImageRenderer.defaultMemoryCap) throws {
     try Self.validate(size.width, "width")
     try Self.validate(size.height, "height")
-    try Self.validate(scale, "scale")
+    try Self.validateScale(scale)
     let w = (size.width * scale).rounded(.up)
     let h = (size.height * scale).rounded(.up)
     let limit = Double(Self.maximumPixelsPerSide)
@@ -50,6 +54,18 @@ public struct ImageRenderer: Sendable, Hashable {
 
   static func validate(_ value: Double, _ name: String) throws {
     guard value.isFinite, value > 0 else { throw RenderError.invalidDimension(name: name, value: value) }
+  }
+
+  /// Positive, finite and at least ``minimumScale``.
+  static func validateScale(_ scale: Double) throws {
+    try validate(scale, "scale")
+    guard scale >= minimumScale else {
+      throw RenderError.invalidValue(
+        name: "scale", value: "\(scale)",
+        expected:
+          "at least \(minimumScale) (ImageRenderer.minimumScale): a smaller scale collapses the drawing to a few pixels"
+      )
+    }
   }
 
   /// Runs `draw` on this thread with a context scaled to points and returns the pixels.

@@ -24,6 +24,8 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
   /// Pango rejected the markup; the message is Pango's own, its line and character pointing into
   /// the markup as given.
   case invalidMarkup(String)
+  /// A ``TextTile``'s text is empty (markup removed): the tile would be blank.
+  case emptyText
   /// The text (markup included) has more UTF-8 bytes than ``TextLimits/maximumBytes``.
   case textTooLong(bytes: Int, limit: Int)
   /// The text has more paragraphs than ``TextLimits/maximumParagraphs``.
@@ -52,6 +54,8 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
       return "image needs \(bytes / (1 << 20)) MiB, over the memory cap of \(cap / (1 << 20)) MiB"
     case .invalidMarkup(let message):
       return "invalid markup: \(message)"
+    case .emptyText:
+      return "the text is empty (once markup is removed): a text tile needs at least one character to draw"
     case .textTooLong(let bytes, let limit):
       return "text of \(bytes) bytes exceeds the limit of \(limit) bytes per layout (TextLimits.maximumBytes): "
         + "split it into several tiles or report blocks"

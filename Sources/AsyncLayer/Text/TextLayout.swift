@@ -63,7 +63,7 @@ public final class TextLayout {
     try limits.check(content.source)
     if let width { try ImageRenderer.validate(width, "width") }
     if let height { try ImageRenderer.validate(height, "height") }
-    try ImageRenderer.validate(scale, "scale")
+    try ImageRenderer.validateScale(scale)
     try ImageRenderer.validate(style.fontSize, "font size")
     // FreeType cannot scale a face this large; catch it here rather than let Pango draw boxes.
     guard style.fontSize * scale <= TextLayout.maximumFontPixelSize else {
@@ -112,6 +112,15 @@ public final class TextLayout {
           name: "font size", value: "\(style.fontSize)", expected: "at least 1/1024 point")
       }
       spacing = try Self.units(style.lineSpacing, "line spacing")
+      // More negative than half the font size, lines climb over the ones above them (and a tile
+      // sized to the text collapses to a pixel).
+      guard style.lineSpacing >= -style.fontSize / 2 else {
+        throw RenderError.invalidValue(
+          name: "line spacing", value: "\(style.lineSpacing)",
+          expected:
+            "at least minus half the font size (\(-style.fontSize / 2) points), so that lines do not climb over each other"
+        )
+      }
       guard style.maxLines >= 0 else {
         throw RenderError.invalidValue(name: "maxLines", value: "\(style.maxLines)", expected: "0 (no limit) or more")
       }
@@ -265,6 +274,9 @@ public final class TextLayout {
     guard let last = lines.last else { return Size(width: 0, height: 0) }
     return Size(width: width, height: last.frame.maxY)
   }()
+
+  /// The number of characters laid out (markup removed).
+  var characterCount: Int { Int(pango_layout_get_character_count(raw)) }
 
   /// Characters no installed font could draw (shown as boxes). Non-zero means a missing font.
   public var unknownGlyphCount: Int { Int(pango_layout_get_unknown_glyphs_count(raw)) }

@@ -20,7 +20,8 @@ public struct TextStyle: Sendable, Hashable {
   /// Filled behind the text's logical box when set.
   public var backgroundColor: Color?
   public var alignment: TextAlignment
-  /// Extra space between lines, in points.
+  /// Extra space between lines, in points: at least minus half ``fontSize`` (tighter lines would
+  /// climb over each other) and finite, or a layout fails with ``RenderError``.
   public var lineSpacing: Double
   public var wrap: WrapMode
   public var ellipsize: EllipsizeMode

@@ -23,6 +23,8 @@ public struct TextTile: Sendable, Hashable {
   public var glyphCompositing: GlyphCompositing = .threadCache
   /// How much text the tile accepts (see ``TextLimits``).
   public var limits = TextLimits.default
+  /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
+  public var memoryCap = ImageRenderer.defaultMemoryCap
 
   public init(
     _ content: TextContent, style: TextStyle = TextStyle(), width: Double, height: Double? = nil,
@@ -38,9 +40,15 @@ public struct TextTile: Sendable, Hashable {
   }
 
   /// Lays out and draws the tile on the calling thread.
+  ///
+  /// Degenerate tiles are refused rather than drawn blank or a pixel tall: empty text
+  /// (``RenderError/emptyText``; text of only spaces is drawn, as a blank line), a scale below
+  /// ``ImageRenderer/minimumScale``, a line spacing below minus half the font size, and a width or
+  /// height left empty by the padding.
   public func render(isCancelled: @escaping () -> Bool = { false }) throws -> RenderedText {
     // Validates width, height and scale (and the pixel limits) before any layout work.
-    _ = try ImageRenderer(size: Size(width: width, height: height ?? 1), scale: scale)
+    _ = try ImageRenderer(size: Size(width: width, height: height ?? 1), scale: scale, memoryCap: memoryCap)
+    if content.source.isEmpty { throw RenderError.emptyText }
     let textWidth = width - padding.left - padding.right
     guard textWidth > 0 else { throw RenderError.invalidDimension(name: "width inside the padding", value: textWidth) }
     var textHeight: Double? = nil
@@ -52,8 +60,13 @@ public struct TextTile: Sendable, Hashable {
     }
     let layout = try TextLayout(
       content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits)
-    let tileHeight = height ?? max(1 / scale, layout.size.height + padding.top + padding.bottom)
-    let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale)
+    // Markup whose tags enclose nothing ("<b></b>") is empty too.
+    guard layout.characterCount > 0 else { throw RenderError.emptyText }
+    guard layout.size.height > 0 else {
+      throw RenderError.invalidDimension(name: "text height", value: layout.size.height)
+    }
+    let tileHeight = height ?? layout.size.height + padding.top + padding.bottom
+    let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale, memoryCap: memoryCap)
     var linesDrawn = 0
     let image = try renderer.render(isCancelled: isCancelled) { context in
       if let background { context.clear(to: background) }
