@@ -156,7 +156,7 @@ public final class TextLayout {
       else {
         let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
         if let error { g_error_free(error) }
-        throw RenderError.invalidMarkup(message)
+        throw RenderError.invalidMarkup(MarkupErrorPosition.rewrite(message, markup: markup))
       }
       pango_layout_set_text(raw, text, -1)
       g_free(text)
