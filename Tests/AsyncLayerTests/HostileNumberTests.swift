@@ -157,3 +157,15 @@ struct HostileNumberTests {
     #expect(pool.queueCount == QueuePool.maximumQueueCount)
   }
 }
+
+@Suite("Error messages never trap")
+struct ErrorDescriptionTests {
+  @Test("descriptions of errors built with extreme values")
+  func extremeDescriptions() {
+    #expect(!"\(ImageDecodingError.tooManyPixels(pixelWidth: .max, pixelHeight: .max, limit: 1))".isEmpty)
+    #expect(!"\(RenderError.layoutTooLarge(dimension: "tall", points: .nan, limit: .infinity))".isEmpty)
+    #expect(
+      "\(RenderError.layoutTooLarge(dimension: "tall", points: 2_500_000.4, limit: 2_097_151.9))".contains(
+        "2500000 points"))
+  }
+}

@@ -33,8 +33,9 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     case .tooLarge(let width, let height, let limit):
       return "image of \(width)×\(height) pixels exceeds the decoder limit of \(limit) pixels per side"
     case .tooManyPixels(let width, let height, let limit):
-      return
-        "image of \(width)×\(height) pixels (\(width * height) pixels) exceeds the decoder limit of \(limit) pixels"
+      let (count, overflow) = width.multipliedReportingOverflow(by: height)
+      return "image of \(width)×\(height) pixels (\(overflow ? "more than \(Int.max)" : "\(count)") pixels) "
+        + "exceeds the decoder limit of \(limit) pixels"
     case .invalidTargetSize(let size):
       return "target size \(size) must be positive"
     }

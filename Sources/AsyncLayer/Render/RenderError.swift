@@ -63,7 +63,9 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
       return "text of \(count) paragraphs exceeds the limit of \(limit) paragraphs per layout "
         + "(TextLimits.maximumParagraphs): split it into several tiles or report blocks"
     case .layoutTooLarge(let dimension, let points, let limit):
-      return "text laid out \(Int(points)) points \(dimension) exceeds Pango's limit of \(Int(limit)) points: "
+      // Whole points when they are (a case built by hand may hold anything, even NaN).
+      func whole(_ value: Double) -> String { abs(value) < 1e15 ? String(Int(value.rounded())) : "\(value)" }
+      return "text laid out \(whole(points)) points \(dimension) exceeds Pango's limit of \(whole(limit)) points: "
         + "split it into smaller paragraphs or blocks"
     case .cairo(let operation, let status):
       return "cairo failed in \(operation): \(status)"

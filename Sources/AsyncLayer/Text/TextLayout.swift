@@ -144,14 +144,14 @@ public final class TextLayout {
     switch content {
     case .plain(let text):
       let text = Self.replacingNUL(text)
-      pango_layout_set_text(raw, text, Int32(text.utf8.count))
+      pango_layout_set_text(raw, text, try Self.pangoLength(text))
       attributes = pango_attr_list_new()
     case .markup(let markup):
       let markup = Self.replacingNUL(markup)
       var parsed: OpaquePointer?
       var text: UnsafeMutablePointer<CChar>?
       var error: UnsafeMutablePointer<GError>?
-      guard pango_parse_markup(markup, Int32(markup.utf8.count), 0, &parsed, &text, nil, &error) != 0,
+      guard pango_parse_markup(markup, try Self.pangoLength(markup), 0, &parsed, &text, nil, &error) != 0,
         let parsed, let text
       else {
         let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
@@ -207,6 +207,14 @@ public final class TextLayout {
         pango_layout_set_height(raw, height)
       }
     }
+  }
+
+  /// The length Pango takes, a 32-bit byte count: text limits raised past 2 GiB still fail here,
+  /// with an error rather than a trap.
+  private static func pangoLength(_ text: String) throws -> Int32 {
+    let bytes = text.utf8.count
+    guard let length = Int32(exactly: bytes) else { throw RenderError.textTooLong(bytes: bytes, limit: Int(Int32.max)) }
+    return length
   }
 
   /// `text` with each U+0000 replaced by U+FFFD: Pango would stop reading at the NUL.
