@@ -56,8 +56,9 @@ extension ReportLayout {
     let document = try VectorDocument(format: .pdf, size: pageSize, title: title)
     let context = try CairoContext(surface: document.surface)
     let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
+    let layouts = ReportRunLayouts()
     for index in pages.indices {
-      try drawing.withSavedState { try draw(page: index, in: drawing) }
+      try drawing.withSavedState { try draw(page: index, in: drawing, layouts: layouts) }
       cairo_show_page(context.raw)
       try context.check("drawing PDF page \(index + 1)")
     }
@@ -76,13 +77,14 @@ extension ReportLayout {
     let document = try VectorDocument(format: .svg, size: total)
     let context = try CairoContext(surface: document.surface)
     let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: { false })
+    let layouts = ReportRunLayouts()
     for index in pages.indices {
       try drawing.withSavedState {
         drawing.translateBy(x: 0, y: Double(index) * (pageSize.height + gap))
         let page = Rect(origin: .zero, size: pageSize)
         drawing.fill(page, color: .white)
         drawing.clip(to: page)
-        try draw(page: index, in: drawing)
+        try draw(page: index, in: drawing, layouts: layouts)
       }
       try context.check("drawing SVG page \(index + 1)")
     }
