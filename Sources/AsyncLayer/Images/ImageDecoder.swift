@@ -19,8 +19,9 @@ public enum ImageDecoder {
 
   /// The most pixels a decode accepts by default: 64 Mi (67 108 864), 256 MiB of decoded pixels.
   ///
-  /// Above the largest camera sensors (about 61 megapixels) and half of ``ImageRenderer``'s
-  /// default memory cap, so that the decode and a copy of it fit. A header announcing more is
+  /// Above full-frame camera sensors (up to about 61 megapixels; larger medium-format images need
+  /// a raised limit) and half of ``ImageRenderer``'s default memory cap, so that the decode and a
+  /// copy of it fit. A header announcing more is
   /// refused before any pixel memory is allocated: a 649-byte JPEG can claim 30000×30000 pixels
   /// (3.6 GB). Pass `maximumPixelCount` to ``decode(_:targetPixelSize:maximumPixelCount:)`` or to
   /// ``ImageLoader/init(memoryCache:diskCache:timeout:maximumPixelCount:)`` to change it.

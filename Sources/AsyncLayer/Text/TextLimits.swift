@@ -1,10 +1,10 @@
 /// How much text one ``TextLayout`` accepts; larger text is refused before Pango sees it.
 ///
 /// Pango lays a text out in one uninterruptible call, in 32-bit coordinates, at a cost that grows
-/// faster than the text. Measured on this project's 2-core machine: 256 KiB of ordinary text
-/// (single paragraph, or 1 000 paragraphs) takes 0.2–0.7 s; 1 MiB in 1 900 paragraphs 7 s; 4 MiB
-/// 68 s; 50 000 one-character lines 14 s (every paragraph costs Pango a pass over the text before
-/// it). The defaults keep ordinary text under a second. Split longer text into several tiles or
+/// faster than the text. Measured on this project's 2-core machine: 256 KiB of ordinary text takes
+/// 0.2–1.4 s (1.4 s as a single paragraph); 1 MiB in 1 900 paragraphs 7 s; 4 MiB 68 s; 50 000
+/// one-character lines 14 s (every paragraph costs Pango a pass over the text before it). The
+/// defaults keep ordinary text to about a second. Split longer text into several tiles or
 /// report blocks, or raise the limits:
 ///
 /// ```swift
