@@ -58,7 +58,7 @@ extension ReportLayout {
     let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
     for index in pages.indices {
       try drawing.withSavedState { try draw(page: index, in: drawing) }
-      cairo_show_page(context.raw)
+      FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
       try context.check("drawing PDF page \(index + 1)")
     }
     return try document.finish()
