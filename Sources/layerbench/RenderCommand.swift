@@ -26,7 +26,9 @@ struct RenderCommand: ParsableCommand {
   @Flag(help: "Treat the lines of --file as Pango markup.")
   var fileIsMarkup = false
 
-  @Option(name: [.short, .customLong("out")], help: "Output PNG for --text / --markup.")
+  @Option(
+    name: [.short, .customLong("out")],
+    help: "Output image for --text / --markup: .png, or .jpg / .jpeg (quality 90, needs an opaque --bg).")
   var out = "out.png"
 
   @Option(help: "Output directory for --file.")
@@ -37,6 +39,15 @@ struct RenderCommand: ParsableCommand {
   func validate() throws {
     let inputs = [text, markup, file].compactMap { $0 }
     guard inputs.count == 1 else { throw ValidationError("give exactly one of --text, --markup or --file") }
+    if file != nil {
+      try FileAccess.checkDirectoryUsable(outDir, option: "--out-dir")
+    } else {
+      let format = try ImageFileFormat.checkOutput(out, option: "-o")
+      if format == .jpeg, let background = try? Color(parsing: options.bg), background.alpha < 1 {
+        throw ValidationErrorMessage(
+          "-o \(out): JPEG has no transparency and --bg \(options.bg) is not opaque; use a .png file or an opaque --bg")
+      }
+    }
   }
 
   func run() throws {
@@ -46,25 +57,18 @@ struct RenderCommand: ParsableCommand {
     }
     let content: TextContent = markup.map(TextContent.markup) ?? .plain(text ?? "")
     let result = try options.tile(content).render()
-    try result.image.writePNG(to: out)
+    try ImageFileFormat.write(result.image, to: out, option: "-o")
     report(result, path: out)
     warnAboutFonts([result])
   }
 
   private func renderBatch(file: String) throws {
-    let source: String
-    do {
-      source = try String(contentsOfFile: file, encoding: .utf8)
-    } catch {
-      throw RenderError.io(path: file, reason: "cannot read: \((error as NSError).localizedDescription)")
+    guard let source = String(validating: try FileAccess.read(file), as: UTF8.self) else {
+      throw ValidationErrorMessage("cannot read \(file): not valid UTF-8")
     }
     let lines = source.split(whereSeparator: \.isNewline).map(String.init)
       .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-    do {
-      try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-    } catch {
-      throw RenderError.io(path: outDir, reason: "cannot create directory: \((error as NSError).localizedDescription)")
-    }
+    try FileAccess.createDirectory(outDir)
     let digits = max(4, String(lines.count).count)
     let outcomes = Mutex([Result<RenderedText, any Error>?](repeating: nil, count: lines.count))
     let done = Atomic<Int>(0)
@@ -75,7 +79,7 @@ struct RenderCommand: ParsableCommand {
     DispatchQueue.concurrentPerform(iterations: lines.count) { index in
       let outcome = Result {
         let result = try tiles[index].render()
-        try result.image.writePNG(to: paths[index])
+        try FileAccess.write(result.image.pngData(), to: paths[index])
         return result
       }
       outcomes.withLock { $0[index] = outcome }

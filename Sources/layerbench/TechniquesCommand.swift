@@ -28,6 +28,7 @@ struct TechniquesCommand: ParsableCommand {
 
   func validate() throws {
     guard tiles > 1 else { throw ValidationError("--tiles must be at least 2") }
+    try checkReportOutputs(json: json, chart: chart)
   }
 
   struct Row: Codable {
@@ -80,7 +81,7 @@ struct TechniquesCommand: ParsableCommand {
         series: [
           ("wall", rows.map(\.wallMs)), ("CPU", rows.map(\.cpuMs)), ("longest stall", rows.map(\.longestStallMs)),
         ]
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("wrote \(chart)")
     }
   }

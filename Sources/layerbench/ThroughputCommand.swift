@@ -107,6 +107,7 @@ struct ThroughputCommand: ParsableCommand {
     guard maxWorkers > 0 else { throw ValidationError("--max-workers must be at least 1") }
     guard repetitions > 0 else { throw ValidationError("--repeat must be at least 1") }
     guard mixedTiles > 0 else { throw ValidationError("--mixed-tiles must be at least 1") }
+    try checkReportOutputs(json: json, chart: chart)
   }
 
   func run() throws {
@@ -275,7 +276,7 @@ struct ThroughputCommand: ParsableCommand {
       try BarChart(
         title: "Tiles per second by worker count", categories: rows.map { "\($0.workers) worker(s)" },
         series: series
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("wrote \(chart)")
     }
   }

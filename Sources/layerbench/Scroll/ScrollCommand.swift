@@ -51,6 +51,7 @@ struct ScrollCommand: ParsableCommand {
     guard prefetch.isFinite, prefetch >= 0, prefetch <= 10_000 else {
       throw ValidationError("--prefetch must be between 0 and 10000 points")
     }
+    try checkReportOutputs(json: json, chart: chart)
     for mode in modes.split(separator: ",") where ScrollMode(rawValue: String(mode)) == nil {
       throw ValidationError(
         "unknown mode '\(mode)'; choose from \(ScrollMode.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -106,7 +107,7 @@ struct ScrollCommand: ParsableCommand {
       try LineChart(
         title: "Frame intervals over the run (ms)", xLabels: nil,
         series: results.map { ($0.mode, $0.frameTimesMs) }, threshold: ("16.7 ms", 1000 / 60.0)
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("\nwrote \(chart)")
     }
   }
