@@ -39,6 +39,9 @@ struct RenderCommand: ParsableCommand {
   func validate() throws {
     let inputs = [text, markup, file].compactMap { $0 }
     guard inputs.count == 1 else { throw ValidationError("give exactly one of --text, --markup or --file") }
+    for (name, value) in [("--text", text), ("--markup", markup)] where value?.allSatisfy(\.isWhitespace) == true {
+      throw ValidationErrorMessage("\(name) is empty or only spaces: there is nothing to render")
+    }
     if file != nil {
       try FileAccess.checkDirectoryUsable(outDir, option: "--out-dir")
     } else {

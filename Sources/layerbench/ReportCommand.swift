@@ -36,16 +36,14 @@ struct ReportCommand: ParsableCommand {
   @Option(name: .long, help: "Page size, overriding the spec's: a4 or letter.")
   var page: PageOption?
 
-  @Option(name: .long, help: "Device pixels per point for PNG pages.")
+  @Option(name: .long, parsing: .unconditional, help: "Device pixels per point for PNG pages, 0.1–16.")
   var scale: Double = 2
 
   func validate() throws {
     guard ["pdf", "svg", "png"].contains(outputExtension) else {
       throw ValidationErrorMessage("-o: cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
     }
-    guard scale.isFinite, scale > 0, scale <= 16 else {
-      throw ValidationError("--scale must be a number above 0 and at most 16 (got \(scale))")
-    }
+    try Bounds.check(scale, "--scale", 0.1...16, "pixels per point")
     try FileAccess.checkWritable(output, option: "-o")
   }
 

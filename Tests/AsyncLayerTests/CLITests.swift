@@ -145,4 +145,107 @@ struct CLITests {
     expectRefusal(
       try run(["report", "--spec", "dir", "-o", "r.pdf"], setUp: makeDirectory), ["cannot read dir: it is a directory"])
   }
+
+  // MARK: Bounds of numeric options
+
+  @Test(
+    "every numeric option out of range, NaN or infinite: one line naming it and its range",
+    arguments: [
+      (["throughput", "--workers", "100000", "--tiles", "1"], "--workers must be from 1 to 64 (got 100000)"),
+      (["throughput", "--workers", "0"], "--workers must be from 1 to 64"),
+      (["throughput", "--tiles", "0"], "--tiles must be from 1 to 100000 (got 0)"),
+      (["throughput", "--tiles", "100001"], "--tiles must be from 1 to 100000"),
+      (["throughput", "--sweep", "--max-workers", "65"], "--max-workers must be from 1 to 64 (got 65)"),
+      (["throughput", "--sweep", "--repeat", "0"], "--repeat must be from 1 to 100 (got 0)"),
+      (["throughput", "--sweep", "--repeat", "101"], "--repeat must be from 1 to 100"),
+      (["throughput", "--workload", "mixed", "--mixed-tiles", "501"], "--mixed-tiles must be from 1 to 500"),
+      (["throughput", "--text", " "], "--text is empty or only spaces"),
+      (["techniques", "--tiles", "1"], "--tiles must be from 2 to 500 (got 1)"),
+      (["techniques", "--tiles", "100000"], "--tiles must be from 2 to 500"),
+      (["scroll", "--rows", "19"], "--rows must be from 20 to 10000 (got 19)"),
+      (["scroll", "--rows", "1000000000"], "--rows must be from 20 to 10000"),
+      (["scroll", "--images", "0"], "--images must be from 1 to 1000 (got 0)"),
+      (["scroll", "--images", "5000"], "--images must be from 1 to 1000"),
+      (["scroll", "--scale", "nan"], "--scale must be a number from 0.1 to 4 pixels per point (got nan)"),
+      (["scroll", "--prefetch", "inf"], "--prefetch must be a number from 0 to 10000 points (got inf)"),
+      (["scroll", "--background-load", "65"], "--background-load must be from 0 to 64 threads"),
+      (["report", "--spec", "s.json", "-o", "r.pdf", "--scale", "nan"], "--scale must be a number from 0.1 to 16"),
+      (["report", "--spec", "s.json", "-o", "r.png", "--scale", "1e-9"], "--scale must be a number from 0.1 to 16"),
+      (["render", "--text", "hi", "--line-spacing", "nan"], "--line-spacing must be a number from -7 (minus half"),
+      (["render", "--text", "hi", "--line-spacing", "inf"], "--line-spacing must be a number from -7"),
+      (["render", "--text", "a b c", "--width", "20", "--line-spacing=-100"], "--line-spacing must be a number"),
+      (["render", "--text", "hi", "--line-spacing", "1e300"], "(got 1e+300)"),
+      (
+        ["render", "--text", "hi", "--max-lines", "99999999999", "--ellipsize", "end"],
+        "--max-lines must be from 0 to 10000"
+      ),
+      (["render", "--text", "hi", "--max-lines", "-1"], "--max-lines must be from 0 to 10000 (got -1)"),
+      (
+        ["render", "--text", "hi", "--width", "nan"],
+        "--width must be a number above 0 and at most 10000 points (got nan)"
+      ),
+      (["render", "--text", "hi", "--width", "-inf"], "--width must be a number above 0 and at most 10000 points"),
+      (["render", "--text", "hi", "--width", "1e300"], "--width must be a number above 0"),
+      (["render", "--text", "hi", "--height", "nan"], "--height must be a number above 0 and at most 10000 points"),
+      (["render", "--text", "hi", "--height", "0"], "--height must be a number above 0"),
+      (["render", "--text", "hi", "--scale", "1e-9"], "--scale must be a number from 0.1 to 16 pixels per point"),
+      (["render", "--text", "hi", "--scale", "nan"], "--scale must be a number from 0.1 to 16"),
+      (["render", "--text", "hi", "--width", "10000", "--scale", "16"], "a tile side must be 1 to 32767 pixels"),
+      (["render", "--text", "hi", "--padding", "nan"], "--padding must be a number from 0 to 1000 points (got nan)"),
+      (
+        ["render", "--text", "hi", "--width", "20", "--padding", "10"],
+        "--padding 10 leaves no room for text in --width 20"
+      ),
+      (["render", "--text", "hi", "--font", "Sans 0"], "--font 'Sans 0': the size must be above 0"),
+      (["render", "--text", "hi", "--font", "Sans 5000"], "at most 4096 pixels at --scale 2"),
+      (["render", "--text", "hi", "--fg", "nope"], "--fg: 'nope' is not a colour"),
+      (["render", "--text", ""], "--text is empty or only spaces"),
+      (["render", "--markup", ""], "--markup is empty or only spaces"),
+      (["techniques", "--width", "nan"], "--width must be a number above 0"),
+      (["throughput", "--line-spacing", "nan"], "--line-spacing must be a number"),
+    ])
+  func outOfRange(arguments: [String], message: String) throws {
+    let outcome = try run(arguments, timeout: 60)
+    expectRefusal(outcome, [message])
+    #expect(outcome.status == 1, "\(outcome)")
+    #expect(outcome.stdout.isEmpty, "\(outcome)")
+  }
+
+  @Test("the largest worker count runs, threads and all")
+  func largestWorkerCount() throws {
+    let outcome = try run(["throughput", "--workers", "64", "--tiles", "1"])
+    #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+    #expect(outcome.stdout.contains("64 tiles (single) on 64 worker(s)"), "\(outcome)")
+  }
+
+  // MARK: Negative numbers
+
+  @Test(
+    "a negative number parses in the space form and is then refused with the reason",
+    arguments: [
+      (
+        ["render", "--text", "hi", "--width", "-5"],
+        "--width must be a number above 0 and at most 10000 points (got -5)"
+      ),
+      (["render", "--text", "hi", "--height", "-5"], "--height must be a number above 0"),
+      (
+        ["render", "--text", "hi", "--scale", "-2"], "--scale must be a number from 0.1 to 16 pixels per point (got -2)"
+      ),
+      (["render", "--text", "hi", "--padding", "-1"], "--padding must be a number from 0 to 1000 points (got -1)"),
+      (["throughput", "--tiles", "-3"], "--tiles must be from 1 to 100000 (got -3)"),
+      (["scroll", "--prefetch", "-10"], "--prefetch must be a number from 0 to 10000 points (got -10)"),
+    ])
+  func negativeNumbers(arguments: [String], message: String) throws {
+    expectRefusal(try run(arguments), [message])
+  }
+
+  @Test("a negative line spacing in range renders")
+  func negativeLineSpacing() throws {
+    try CLIRunner.withTemporaryDirectory { directory in
+      let outcome = try CLIRunner.run(
+        ["render", "--text", "a b c d e f", "--width", "40", "--line-spacing", "-2", "-o", "t.png"], in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+      #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path))
+    }
+  }
 }
