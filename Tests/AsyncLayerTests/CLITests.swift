@@ -248,4 +248,71 @@ struct CLITests {
       #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path))
     }
   }
+
+  // MARK: render --file
+
+  /// Writes `contents` to `name` in the directory.
+  func file(_ name: String, _ contents: [UInt8]) -> (URL) throws -> Void {
+    { try Data(contents).write(to: $0.appendingPathComponent(name)) }
+  }
+
+  @Test("render --file: a bad line names the file and its line number, counting blank lines; exit 1, no usage")
+  func fileLineNumbers() throws {
+    let text = Array("first\n\n<b>unclosed\n\r\nfifth\n".utf8)
+    try CLIRunner.withTemporaryDirectory { directory in
+      try file("t.txt", text)(directory)
+      let outcome = try CLIRunner.run(
+        ["render", "--file", "t.txt", "--file-is-markup", "--out-dir", "tiles"], in: directory)
+      expectRefusal(outcome, ["error: t.txt:3: invalid markup"])
+      #expect(outcome.status == 1)
+      // Tiles are numbered by line: the good lines are 1 and 5.
+      let written = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tiles").path)
+      #expect(written.sorted() == ["tile-0001.png", "tile-0005.png"])
+    }
+  }
+
+  @Test("render --file: several bad lines, one line each and a count")
+  func fileSeveralFailures() throws {
+    let outcome = try run(
+      ["render", "--file", "t.txt", "--file-is-markup", "--out-dir", "tiles"],
+      setUp: file("t.txt", Array("<b>x\nok\n\n<i>y\n".utf8)))
+    #expect(outcome.failedCleanly, "\(outcome)")
+    let errors = outcome.stderrLines.filter { $0.hasPrefix("error:") }
+    #expect(errors.count == 3, "\(outcome)")
+    #expect(errors.first?.hasPrefix("error: t.txt:1: invalid markup") == true, "\(outcome)")
+    #expect(errors.dropFirst().first?.hasPrefix("error: t.txt:4: invalid markup") == true, "\(outcome)")
+    #expect(errors.last == "error: 2 of 3 tiles failed", "\(outcome)")
+    #expect(!outcome.stderr.contains("Usage:"))
+  }
+
+  @Test(
+    "render --file: an empty file, blank lines only or invalid UTF-8 is refused",
+    arguments: [
+      ([UInt8](), "t.txt is empty: there is nothing to render"),
+      (Array("\n  \n\t\n".utf8), "t.txt has only blank lines (3): there is nothing to render"),
+      (Array("ok\n".utf8) + [0xFF, 0xFE, 0x0A], "t.txt:2: not valid UTF-8"),
+    ])
+  func fileWithoutText(contents: [UInt8], message: String) throws {
+    let outcome = try run(["render", "--file", "t.txt", "--out-dir", "tiles"], setUp: file("t.txt", contents))
+    expectRefusal(outcome, [message])
+    #expect(outcome.status == 1)
+  }
+
+  // MARK: scroll --modes
+
+  @Test(
+    "scroll --modes: empty, empty names, unknown or repeated modes are refused",
+    arguments: [
+      ("", "--modes is empty: give one or more of sync, async-nocancel, async, async-priority"),
+      (" , ", "--modes is empty"),
+      ("async,,sync", "has an empty name between commas"),
+      ("async,", "has an empty name between commas"),
+      ("fast", "unknown mode 'fast'; choose from sync, async-nocancel, async, async-priority"),
+      ("async,async", "--modes names 'async' twice"),
+    ])
+  func scrollModes(modes: String, message: String) throws {
+    let outcome = try run(["scroll", "--modes", modes])
+    expectRefusal(outcome, [message])
+    #expect(outcome.stdout.isEmpty)
+  }
 }

@@ -61,14 +61,30 @@ struct ScrollCommand: ParsableCommand {
     try Bounds.check(backgroundLoad, "--background-load", 0...64, "threads")
     try Bounds.check(prefetch, "--prefetch", 0...10_000, "points")
     try checkReportOutputs(json: json, chart: chart)
-    for mode in modes.split(separator: ",") where ScrollMode(rawValue: String(mode)) == nil {
-      throw ValidationError(
-        "unknown mode '\(mode)'; choose from \(ScrollMode.allCases.map(\.rawValue).joined(separator: ", "))")
+    let names = modeNames
+    let choices = ScrollMode.allCases.map(\.rawValue).joined(separator: ", ")
+    guard !names.allSatisfy(\.isEmpty) else {
+      throw ValidationErrorMessage("--modes is empty: give one or more of \(choices), separated by commas")
+    }
+    var seen = Set<String>()
+    for name in names {
+      guard !name.isEmpty else {
+        throw ValidationErrorMessage("--modes '\(modes)' has an empty name between commas; choose from \(choices)")
+      }
+      guard ScrollMode(rawValue: name) != nil else {
+        throw ValidationErrorMessage("--modes: unknown mode '\(name)'; choose from \(choices)")
+      }
+      guard seen.insert(name).inserted else { throw ValidationErrorMessage("--modes names '\(name)' twice") }
     }
   }
 
+  /// The names in --modes, trimmed, empty ones kept (validate() refuses them).
+  private var modeNames: [String] {
+    modes.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+  }
+
   func run() throws {
-    let selected = modes.split(separator: ",").compactMap { ScrollMode(rawValue: String($0)) }
+    let selected = modeNames.compactMap { ScrollMode(rawValue: $0) }
     let feed = try Feed(rowCount: rows, imageCount: images)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
