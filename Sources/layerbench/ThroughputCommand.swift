@@ -8,7 +8,8 @@ struct ThroughputCommand: ParsableCommand {
     commandName: "throughput",
     abstract: "Render the same tile N times per worker and print tiles per second.",
     discussion: """
-      With --workers K: one run, K workers. With --sweep: 1…--max-workers workers, render-only (glyphs through \
+      With --workers K: one run, K workers (--json writes its result, --chart draws its tiles per second). \
+      With --sweep: 1…--max-workers workers, render-only (glyphs through \
       the per-thread cache and through cairo's locked one) and render+PNG, each the median of --repeat runs \
       (configurations interleaved within each round, so that drift in machine speed hits all of them alike), \
       with the scaling ratio against one worker, the plain C pangocairo reference beside it \
@@ -138,13 +139,40 @@ struct ThroughputCommand: ParsableCommand {
     }
     let seconds = measure(source, workers: workers, png: png)
     let total = tiles * workers
+    let result = SingleRun(
+      workload: workload, workers: workers, tilesPerWorker: tiles, png: png, glyphs: glyphs.rawValue,
+      seconds: seconds, tilesPerSecond: Double(total) / seconds, msPerTilePerWorker: seconds * 1000 / Double(tiles))
     print(
       String(
         format:
           "%d tiles (%@) on %d worker(s), png %@, glyphs %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)",
-        total, workload.rawValue, workers, png.rawValue, glyphs.rawValue, seconds, Double(total) / seconds,
-        seconds * 1000 / Double(tiles))
+        total, workload.rawValue, workers, png.rawValue, glyphs.rawValue, seconds, result.tilesPerSecond,
+        result.msPerTilePerWorker)
     )
+    if let json {
+      try writeJSON(result, to: json)
+      print("wrote \(json)")
+    }
+    if let chart {
+      try BarChart(
+        title: "Tiles per second (\(workload.rawValue), png \(png.rawValue), glyphs \(glyphs.rawValue))",
+        categories: ["\(workers) worker(s)"],
+        series: [(png == .none ? "render" : "render+PNG", [result.tilesPerSecond])]
+      ).render().write(to: chart)
+      print("wrote \(chart)")
+    }
+  }
+
+  /// A single run's result, as --json writes it.
+  struct SingleRun: Codable {
+    var workload: Workload
+    var workers: Int
+    var tilesPerWorker: Int
+    var png: PNGMode
+    var glyphs: String
+    var seconds: Double
+    var tilesPerSecond: Double
+    var msPerTilePerWorker: Double
   }
 
   /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
@@ -281,7 +309,10 @@ struct ThroughputCommand: ParsableCommand {
     if rows.first?.cTilesPerSecond == nil {
       print("(C reference not found at \(cReference): `make bench-c` builds it)")
     }
-    if let json { try writeJSON(rows, to: json) }
+    if let json {
+      try writeJSON(rows, to: json)
+      print("wrote \(json)")
+    }
     if let chart {
       var series: [(name: String, values: [Double])] = [
         ("render", rows.map(\.renderTilesPerSecond)), ("render, cairo glyphs", rows.map(\.cairoGlyphsTilesPerSecond)),

@@ -315,4 +315,23 @@ struct CLITests {
     expectRefusal(outcome, [message])
     #expect(outcome.stdout.isEmpty)
   }
+
+  // MARK: throughput outputs
+
+  @Test("throughput without --sweep writes --json and --chart too")
+  func throughputSingleRunOutputs() throws {
+    try CLIRunner.withTemporaryDirectory { directory in
+      let outcome = try CLIRunner.run(
+        ["throughput", "--tiles", "1", "--workers", "2", "--json", "run.json", "--chart", "run.jpg"], in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+      #expect(outcome.stdout.contains("wrote run.json") && outcome.stdout.contains("wrote run.jpg"), "\(outcome)")
+      let json = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("run.json")))
+      let object = try #require(json as? [String: Any])
+      #expect(object["workers"] as? Int == 2)
+      #expect(object["tilesPerWorker"] as? Int == 1)
+      #expect((object["tilesPerSecond"] as? Double ?? 0) > 0)
+      let chart = try Data(contentsOf: directory.appendingPathComponent("run.jpg"))
+      #expect(chart.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+  }
 }
