@@ -7,9 +7,9 @@ import Synchronization
 struct RenderCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "render",
-    abstract: "Render text to PNG tiles.",
+    abstract: "Render text to PNG or JPEG tiles.",
     discussion: """
-      One tile from --text or --markup into --out (PNG or JPEG, by its extension), or one tile per non-empty \
+      One tile from --text or --markup into --out (PNG or JPEG, by its extension), or one PNG tile per non-blank \
       line of --file into --out-dir, rendered in parallel: tile-0004.png is line 4 of the file (every line \
       counts, blank ones too, as in the error messages).
       """
