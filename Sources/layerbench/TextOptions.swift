@@ -12,7 +12,8 @@ struct TextOptions: ParsableArguments {
   static let scaleRange = 0.1...16.0
   static let maximumPadding = 1_000.0
   static let maximumLineSpacing = 1_000.0
-  /// Pango takes the line count as a 32-bit height; no tile of at most 32 767 px shows more lines.
+  /// Pango takes the count as a negative 32-bit height (99 999 999 999 trapped in the conversion);
+  /// 10 000 lines fill a 10 000 pt tile at 1 pt per line.
   static let maximumLines = 10_000
 
   @Option(help: "Pango font description, e.g. \"Sans 14\" or \"DejaVu Serif Bold 12\".")
