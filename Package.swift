@@ -38,9 +38,10 @@ let package = Package(
         .product(name: "OrderedCollections", package: "swift-collections"),
       ]
     ),
+    // The CLI tests (CLITests.swift) run the `layerbench` executable built next to the test bundle.
     .testTarget(
       name: "AsyncLayerTests",
-      dependencies: ["AsyncLayer"]
+      dependencies: ["AsyncLayer", "layerbench"]
     ),
   ],
   swiftLanguageModes: [.v6]

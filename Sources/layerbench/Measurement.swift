@@ -69,12 +69,7 @@ struct TextTable {
 func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-  let data = try encoder.encode(value)
-  do {
-    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-  } catch {
-    throw ValidationErrorMessage("cannot write \(path): \((error as NSError).localizedDescription)")
-  }
+  try FileAccess.write(encoder.encode(value), to: path)
 }
 
 /// An error whose description is its message.

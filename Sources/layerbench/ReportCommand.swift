@@ -36,16 +36,15 @@ struct ReportCommand: ParsableCommand {
   @Option(name: .long, help: "Page size, overriding the spec's: a4 or letter.")
   var page: PageOption?
 
-  @Option(name: .long, help: "Device pixels per point for PNG pages.")
+  @Option(name: .long, parsing: .unconditional, help: "Device pixels per point for PNG pages, 0.1–16.")
   var scale: Double = 2
 
   func validate() throws {
     guard ["pdf", "svg", "png"].contains(outputExtension) else {
-      throw ValidationError("cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
+      throw ValidationErrorMessage("-o: cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
     }
-    guard scale.isFinite, scale > 0, scale <= 16 else {
-      throw ValidationError("--scale must be a number above 0 and at most 16 (got \(scale))")
-    }
+    try Bounds.check(scale, "--scale", 0.1...16, "pixels per point")
+    try FileAccess.checkWritable(output, option: "-o")
   }
 
   private var outputExtension: String { URL(fileURLWithPath: output).pathExtension.lowercased() }
@@ -54,7 +53,16 @@ struct ReportCommand: ParsableCommand {
     let start = ContinuousClock.now
     let layout: ReportLayout
     do {
-      let document = try ReportSpec(contentsOfFile: spec).makeDocument(pageSize: page?.size)
+      let data: Data
+      do {
+        data = try FileAccess.read(spec)
+      } catch {
+        throw Self.failure("\(error)")
+      }
+      // Image paths in the spec are relative to its directory.
+      let base = URL(fileURLWithPath: spec).deletingLastPathComponent().path
+      let document = try ReportSpec(jsonData: data, baseDirectory: base)
+        .makeDocument(pageSize: page?.size)
       layout = try ReportLayout(document)
     } catch let error as ReportSpecError {
       throw Self.failure("\(spec): \(error)")
@@ -64,10 +72,10 @@ struct ReportCommand: ParsableCommand {
     var written: [String] = []
     switch outputExtension {
     case "pdf":
-      try write(layout.pdfData(), to: output)
+      try FileAccess.write(layout.pdfData(), to: output)
       written = [output]
     case "svg":
-      try write(layout.svgData(), to: output)
+      try FileAccess.write(layout.svgData(), to: output)
       written = [output]
     default:
       // Pages render in parallel, one per worker; the command itself stays synchronous.
@@ -80,21 +88,13 @@ struct ReportCommand: ParsableCommand {
       let stem = (output as NSString).deletingPathExtension
       for (index, image) in images.enumerated() {
         let path = "\(stem)-\(index + 1).png"
-        try image.writePNG(to: path)
+        try FileAccess.write(image.pngData(), to: path)
         written.append(path)
       }
     }
     let elapsed = ContinuousClock.now - start
     let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
     print("\(layout.pages.count) page(s) → \(written.joined(separator: ", ")) in \(Int(milliseconds.rounded())) ms")
-  }
-
-  private func write(_ data: Data, to path: String) throws {
-    do {
-      try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw RenderError.io(path: path, reason: "cannot write: \((error as NSError).localizedDescription)")
-    }
   }
 }
 

@@ -45,12 +45,12 @@ struct SamplesCommand: ParsableCommand {
       style: TextStyle(fontFamily: "Serif", fontSize: 14, ellipsize: .end, maxLines: 3)),
   ]
 
+  func validate() throws {
+    try FileAccess.checkDirectoryUsable(outDir, option: "--out-dir")
+  }
+
   func run() throws {
-    do {
-      try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-    } catch {
-      throw RenderError.io(path: outDir, reason: "cannot create directory: \((error as NSError).localizedDescription)")
-    }
+    try FileAccess.createDirectory(outDir)
     var unknown = 0
     for sample in Self.samples {
       let tile = TextTile(
@@ -58,7 +58,7 @@ struct SamplesCommand: ParsableCommand {
         padding: EdgeInsets(all: 12), background: .white)
       let result = try tile.render()
       let path = (outDir as NSString).appendingPathComponent("\(sample.name).png")
-      try result.image.writePNG(to: path)
+      try FileAccess.write(result.image.pngData(), to: path)
       unknown += result.unknownGlyphCount
       print(
         "wrote \(path) (\(result.image.pixelWidth)×\(result.image.pixelHeight) px, \(result.lineCount) lines, "

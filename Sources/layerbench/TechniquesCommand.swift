@@ -15,19 +15,23 @@ struct TechniquesCommand: ParsableCommand {
       """
   )
 
-  @Option(help: "Tiles in the batch.")
+  /// thread-per-task starts one OS thread per tile, all at once (each with its own Pango state).
+  static let maximumTiles = 500
+
+  @Option(parsing: .unconditional, help: "Tiles in the batch, 2–500.")
   var tiles = 120
 
   @Option(help: "Write the rows as JSON to this file.")
   var json: String?
 
-  @Option(help: "Draw wall and CPU time per technique into this PNG.")
+  @Option(help: "Draw wall and CPU time per technique into this image (.png, .jpg).")
   var chart: String?
 
   @OptionGroup var options: TextOptions
 
   func validate() throws {
-    guard tiles > 1 else { throw ValidationError("--tiles must be at least 2") }
+    try Bounds.check(tiles, "--tiles", 2...Self.maximumTiles)
+    try checkReportOutputs(json: json, chart: chart)
   }
 
   struct Row: Codable {
@@ -80,7 +84,7 @@ struct TechniquesCommand: ParsableCommand {
         series: [
           ("wall", rows.map(\.wallMs)), ("CPU", rows.map(\.cpuMs)), ("longest stall", rows.map(\.longestStallMs)),
         ]
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("wrote \(chart)")
     }
   }

@@ -8,7 +8,8 @@ struct ThroughputCommand: ParsableCommand {
     commandName: "throughput",
     abstract: "Render the same tile N times per worker and print tiles per second.",
     discussion: """
-      With --workers K: one run, K workers. With --sweep: 1…--max-workers workers, render-only (glyphs through \
+      With --workers K: one run, K workers (--json writes its result, --chart draws its tiles per second). \
+      With --sweep: 1…--max-workers workers, render-only (glyphs through \
       the per-thread cache and through cairo's locked one) and render+PNG, each the median of --repeat runs \
       (configurations interleaved within each round, so that drift in machine speed hits all of them alike), \
       with the scaling ratio against one worker, the plain C pangocairo reference beside it \
@@ -28,10 +29,20 @@ struct ThroughputCommand: ParsableCommand {
       valueName: "single|mixed"))
   var workload: Workload = .single
 
-  @Option(help: "Tiles each worker renders per run.")
+  /// Workers are OS threads, each with its own Pango font map and glyph cache: 64 is 32 times this
+  /// project's 2 cores, far past any useful oversubscription, and the same bound on every machine
+  /// (a command line that works on one works on all). 100 000 exhausted GLib's threads.
+  static let maximumWorkers = 64
+  /// A run's length grows with tiles × workers (× repetitions × 3 × workers in a sweep).
+  static let maximumTiles = 100_000
+  static let maximumRepetitions = 100
+  /// The sweep's pixel check keeps one reference image per distinct tile (up to ~1 MB each).
+  static let maximumMixedTiles = 500
+
+  @Option(parsing: .unconditional, help: "Tiles each worker renders per run, 1–100000.")
   var tiles = 200
 
-  @Option(help: "Worker threads (single run).")
+  @Option(parsing: .unconditional, help: "Worker threads (single run), 1–64.")
   var workers = 1
 
   @Option(help: "PNG encoding per tile in a single run: none, fast (AsyncLayer's encoder) or cairo.")
@@ -43,19 +54,21 @@ struct ThroughputCommand: ParsableCommand {
   @Flag(help: "Sweep 1…--max-workers workers and compare with the C reference.")
   var sweep = false
 
-  @Option(help: "Largest worker count of the sweep (default: active cores).")
-  var maxWorkers = ProcessInfo.processInfo.activeProcessorCount
+  @Option(parsing: .unconditional, help: "Largest worker count of the sweep, 1–64 (default: active cores).")
+  var maxWorkers = min(ProcessInfo.processInfo.activeProcessorCount, ThroughputCommand.maximumWorkers)
 
-  @Option(name: .customLong("repeat"), help: "Runs per configuration in a sweep; the median is reported.")
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: "Runs per configuration in a sweep, 1–100; the median is reported.")
   var repetitions = 5
 
   @Option(help: "The C reference binary.")
   var cReference = "bench/out/pango_reference"
 
-  @Option(help: "Write the sweep's rows as JSON to this file.")
+  @Option(help: "Write the result as JSON to this file.")
   var json: String?
 
-  @Option(help: "Draw tiles per second per worker count into this PNG.")
+  @Option(help: "Draw tiles per second per worker count into this image (.png, .jpg).")
   var chart: String?
 
   @OptionGroup var options: TextOptions
@@ -68,7 +81,9 @@ struct ThroughputCommand: ParsableCommand {
     case single, mixed
   }
 
-  @Option(help: "Distinct tiles the mixed workload rotates through (each a different font, size and scale).")
+  @Option(
+    parsing: .unconditional,
+    help: "Distinct tiles the mixed workload rotates through (each a different font, size and scale), 1–500.")
   var mixedTiles = 240
 
   /// The tiles one run draws: `tile(worker, k)` is worker `worker`'s `k`-th tile.
@@ -102,11 +117,15 @@ struct ThroughputCommand: ParsableCommand {
   }
 
   func validate() throws {
-    guard tiles > 0 else { throw ValidationError("--tiles must be at least 1") }
-    guard workers > 0 else { throw ValidationError("--workers must be at least 1") }
-    guard maxWorkers > 0 else { throw ValidationError("--max-workers must be at least 1") }
-    guard repetitions > 0 else { throw ValidationError("--repeat must be at least 1") }
-    guard mixedTiles > 0 else { throw ValidationError("--mixed-tiles must be at least 1") }
+    try Bounds.check(tiles, "--tiles", 1...Self.maximumTiles)
+    try Bounds.check(workers, "--workers", 1...Self.maximumWorkers)
+    try Bounds.check(maxWorkers, "--max-workers", 1...Self.maximumWorkers)
+    try Bounds.check(repetitions, "--repeat", 1...Self.maximumRepetitions)
+    try Bounds.check(mixedTiles, "--mixed-tiles", 1...Self.maximumMixedTiles)
+    if text.allSatisfy(\.isWhitespace) {
+      throw ValidationErrorMessage("--text is empty or only spaces: there is nothing to render")
+    }
+    try checkReportOutputs(json: json, chart: chart)
   }
 
   func run() throws {
@@ -120,13 +139,40 @@ struct ThroughputCommand: ParsableCommand {
     }
     let seconds = measure(source, workers: workers, png: png)
     let total = tiles * workers
+    let result = SingleRun(
+      workload: workload, workers: workers, tilesPerWorker: tiles, png: png, glyphs: glyphs.rawValue,
+      seconds: seconds, tilesPerSecond: Double(total) / seconds, msPerTilePerWorker: seconds * 1000 / Double(tiles))
     print(
       String(
         format:
           "%d tiles (%@) on %d worker(s), png %@, glyphs %@, in %.3f s: %.1f tiles/s (%.3f ms per tile per worker)",
-        total, workload.rawValue, workers, png.rawValue, glyphs.rawValue, seconds, Double(total) / seconds,
-        seconds * 1000 / Double(tiles))
+        total, workload.rawValue, workers, png.rawValue, glyphs.rawValue, seconds, result.tilesPerSecond,
+        result.msPerTilePerWorker)
     )
+    if let json {
+      try writeJSON(result, to: json)
+      print("wrote \(json)")
+    }
+    if let chart {
+      try BarChart(
+        title: "Tiles per second (\(workload.rawValue), png \(png.rawValue), glyphs \(glyphs.rawValue))",
+        categories: ["\(workers) worker(s)"],
+        series: [(png == .none ? "render" : "render+PNG", [result.tilesPerSecond])]
+      ).render().write(to: chart)
+      print("wrote \(chart)")
+    }
+  }
+
+  /// A single run's result, as --json writes it.
+  struct SingleRun: Codable {
+    var workload: Workload
+    var workers: Int
+    var tilesPerWorker: Int
+    var png: PNGMode
+    var glyphs: String
+    var seconds: Double
+    var tilesPerSecond: Double
+    var msPerTilePerWorker: Double
   }
 
   /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
@@ -263,7 +309,10 @@ struct ThroughputCommand: ParsableCommand {
     if rows.first?.cTilesPerSecond == nil {
       print("(C reference not found at \(cReference): `make bench-c` builds it)")
     }
-    if let json { try writeJSON(rows, to: json) }
+    if let json {
+      try writeJSON(rows, to: json)
+      print("wrote \(json)")
+    }
     if let chart {
       var series: [(name: String, values: [Double])] = [
         ("render", rows.map(\.renderTilesPerSecond)), ("render, cairo glyphs", rows.map(\.cairoGlyphsTilesPerSecond)),
@@ -275,7 +324,7 @@ struct ThroughputCommand: ParsableCommand {
       try BarChart(
         title: "Tiles per second by worker count", categories: rows.map { "\($0.workers) worker(s)" },
         series: series
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("wrote \(chart)")
     }
   }

@@ -152,3 +152,25 @@ extension ConcurrentTextTests {
     }
   }
 }
+
+extension ConcurrentTextTests {
+  @Test("report pages in mixed scripts rendered in parallel equal the pages rendered one by one")
+  func reportPagesInParallelEqualSequentialPages() async throws {
+    var report = ReportDocument(title: "Mixed", pageSize: .a4, margins: EdgeInsets(all: 40))
+    for index in 0..<(Self.underThreadSanitizer ? 12 : 40) {
+      report.addHeading("Section \(index) — 节 \(index)", level: index % 3 == 0 ? 1 : 2)
+      report.addParagraph(MixedTextWorkload.texts[index % MixedTextWorkload.texts.count])
+      if index % 5 == 0 {
+        report.addTable(
+          ReportTable(columns: ["Item", "数量", "السعر"], rows: (0..<6).map { ["Row \($0) 行", "\($0)", "\($0 * 3)"] }))
+      }
+    }
+    let layout = try ReportLayout(report)
+    #expect(layout.pages.count >= 4)
+    let sequential = try layout.pages.indices.map { try layout.renderPage($0, scale: 1.5) }
+    for _ in 0..<(Self.underThreadSanitizer ? 1 : 3) {
+      let parallel = try await layout.renderPages(scale: 1.5)
+      #expect(parallel == sequential)
+    }
+  }
+}

@@ -55,13 +55,15 @@ final class VectorDocument {
 
   deinit {
     // Finishing first guarantees cairo makes no further call into the buffer being released.
-    cairo_surface_finish(surface.raw)
+    // Finishing writes the fonts, which reads cairo's process-wide glyph cache (FontCacheLock).
+    FontCacheLock.withLock { cairo_surface_finish(surface.raw) }
     output.release()
   }
 
   /// Finishes the document and returns its bytes; throws the first error cairo recorded.
   func finish() throws -> Data {
-    try surface.finish()
+    // Subsetting the fonts reads and fills cairo's process-wide glyph cache (see FontCacheLock).
+    try FontCacheLock.withLock { try surface.finish() }
     return output.takeUnretainedValue().bytes
   }
 }

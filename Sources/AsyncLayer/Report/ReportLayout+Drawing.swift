@@ -98,6 +98,18 @@ extension DrawingContext {
     let color = run.style.color.clamped
     let cr = cairo.raw
     cairo_set_source_rgba(cr, color.red, color.green, color.blue, color.alpha)
+    // PNG pages: this thread's glyph compositor, so that pages rendered in parallel do not queue
+    // on cairo's glyph cache. It declines vector surfaces (PDF, SVG), which take cairo's path.
+    if glyphCompositing == .threadCache {
+      let placed = lines[run.lines].compactMap { line -> GlyphCompositor.PlacedLine? in
+        guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { return nil }
+        let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)
+        return GlyphCompositor.PlacedLine(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0)
+      }
+      if PangoThreadState.current.glyphCompositor.show(lines: placed, in: cr, isCancelled: { false }) != nil {
+        return
+      }
+    }
     for line in lines[run.lines] {
       guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { break }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)

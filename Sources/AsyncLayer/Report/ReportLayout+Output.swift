@@ -59,7 +59,7 @@ extension ReportLayout {
     let layouts = ReportRunLayouts()
     for index in pages.indices {
       try drawing.withSavedState { try draw(page: index, in: drawing, layouts: layouts) }
-      cairo_show_page(context.raw)
+      FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
       try context.check("drawing PDF page \(index + 1)")
     }
     return try document.finish()

@@ -30,19 +30,20 @@ enum FontCacheLock {
   private static let lock = Mutex(())
 
   /// Runs `body` holding the lock; a nested call on the same thread runs it directly.
-  static func withLock<Result>(_ body: () -> Result) -> Result {
+  static func withLock<Value, Failure: Error>(_ body: () throws(Failure) -> Value) throws(Failure) -> Value {
     let state = PangoThreadState.current
-    if state.fontCacheLockDepth > 0 { return body() }
-    return lock.withLock { _ in
+    if state.fontCacheLockDepth > 0 { return try body() }
+    let outcome = lock.withLock { _ in
       state.fontCacheLockDepth += 1
       defer { state.fontCacheLockDepth -= 1 }
-      return SameThread(body())
-    }.value
+      return SameThread(Swift.Result<Value, Failure>(catching: body))
+    }
+    return try outcome.value.get()
   }
 }
 
 /// A value handed out of the lock's closure to the thread that made it.
-private struct SameThread<Value>: @unchecked Sendable {  // it never leaves the calling thread
+private struct SameThread<Value>: @unchecked Sendable {  // never leaves the calling thread
   let value: Value
   init(_ value: Value) { self.value = value }
 }

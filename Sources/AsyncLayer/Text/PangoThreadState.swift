@@ -1,5 +1,4 @@
 internal import CCairo
-import DequeModule
 import Foundation
 
 /// One Pango font map per thread, and one Pango context per scale on that thread.
@@ -20,42 +19,39 @@ final class PangoThreadState {
   }
 
   deinit {
-    for font in recentFonts { g_object_unref(UnsafeMutableRawPointer(font)) }
+    // Fontsets point at the font map without a reference: release them (and the fonts) first.
+    recentFontsets.releaseAll()
+    recentFonts.releaseAll()
     for context in contexts.values { g_object_unref(UnsafeMutableRawPointer(context)) }
     g_object_unref(fontMap)
   }
 
-  /// Fonts this thread drew with lately, kept alive past Pango's fontset cache (256 fontsets per
-  /// font map, evicted oldest first). Without them a thread cycling through more styles than that
-  /// recreates every font on every tile: its metrics (a sample layout), its glyph extents and the
-  /// glyph images — 16× slower per tile with 240 rotating styles, and all of it cache misses
-  /// under ``FontCacheLock``. A font kept here is found again by Pango's font hash.
-  private var recentFonts: Deque<OpaquePointer> = []
-  private var recentFontSet: Set<OpaquePointer> = []
-  static let recentFontLimit = 2_048
+  /// Fonts and fontsets this thread drew with lately, kept alive past Pango's fontset cache (256
+  /// fontsets per font map, oldest evicted first). A thread cycling through more styles than that
+  /// otherwise rebuilds them on every tile: a fontconfig sort on two new threads per fontset, and
+  /// per font its metrics (a sample layout), glyph extents and glyph images — all cache misses
+  /// under ``FontCacheLock``. A fontset kept here keeps its sorted font list, which Pango finds
+  /// again when it rebuilds the fontset; a font kept here is found again by Pango's font hash.
+  private var recentFonts = RetainedObjects(limit: 2_048)
+  private var recentFontsets = RetainedObjects(limit: 2_048)
 
-  /// Keeps the fonts of `layout`'s runs alive (the oldest past ``recentFontLimit`` is released).
+  /// Keeps the fonts of `layout`'s runs alive.
   func retainFonts(of layout: OpaquePointer) {
     var lines = pango_layout_get_lines_readonly(layout)
     while let node = lines {
       var runs = node.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self).pointee.runs
       while let run = runs {
         let item = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.item
-        if let font = item?.pointee.analysis.font {
-          let handle = OpaquePointer(font)
-          if recentFontSet.insert(handle).inserted {
-            g_object_ref(UnsafeMutableRawPointer(font))
-            recentFonts.append(handle)
-            if recentFonts.count > Self.recentFontLimit, let oldest = recentFonts.popFirst() {
-              recentFontSet.remove(oldest)
-              g_object_unref(UnsafeMutableRawPointer(oldest))
-            }
-          }
-        }
+        if let font = item?.pointee.analysis.font { recentFonts.retain(UnsafeMutableRawPointer(font)) }
         runs = run.pointee.next
       }
       lines = node.pointee.next
     }
+  }
+
+  /// Keeps a fontset Pango just loaded for this thread's font map alive.
+  func retainFontset(_ fontset: UnsafeMutableRawPointer) {
+    recentFontsets.retain(fontset)
   }
 
   /// The context for layouts drawn at `scale` device pixels per point.

@@ -79,9 +79,27 @@ enum ThreadSafeFontMap {
           let create: CreateFont = { fontMap, key in ThreadSafeFontMap.createFont(fontMap, key) }
           ThreadSafeFontMap.slots(of: classPointer)[ThreadSafeFontMap.createFontSlot] = unsafeBitCast(
             create, to: UnsafeMutableRawPointer.self)
+          classPointer.assumingMemoryBound(to: PangoFontMapClass.self).pointee.load_fontset = {
+            fontMap, context, description, language in
+            ThreadSafeFontMap.loadFontset(fontMap, context, description, language)
+          }
         }, query.instance_size, nil, GTypeFlags(0))
     }
     return type == 0 ? nil : Registration(parent: parent, type: type)
+  }
+
+  /// `load_fontset` (public `PangoFontMapClass`): Pango's, and the fontset kept alive by the
+  /// calling thread — the font map's own thread (see ``PangoThreadState/retainFontset(_:)``).
+  private static func loadFontset(
+    _ fontMap: UnsafeMutablePointer<PangoFontMap>?, _ context: OpaquePointer?,
+    _ description: OpaquePointer?, _ language: OpaquePointer?
+  ) -> UnsafeMutablePointer<PangoFontset>? {
+    guard let registration, let parentClass = g_type_class_peek(registration.parent),
+      let load = parentClass.assumingMemoryBound(to: PangoFontMapClass.self).pointee.load_fontset,
+      let fontset = load(fontMap, context, description, language)
+    else { return nil }
+    PangoThreadState.current.retainFontset(UnsafeMutableRawPointer(fontset))
+    return fontset
   }
 
   /// `create_font`: Pango's, then the pattern swap.

@@ -79,7 +79,7 @@ struct Feed: Sendable {
 
   /// Generates the local image set: PNG files of gradients and shapes, 750×375 px.
   static func writeImages(count: Int, to directory: URL) throws -> [String] {
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try FileAccess.createDirectory(directory.path)
     return try (0..<count).map { index in
       let hue = Double(index) / Double(max(count, 1))
       let image = try ImageRenderer(size: Size(width: 375, height: 187.5), scale: 2).render { context in
@@ -93,7 +93,7 @@ struct Feed: Sendable {
           roundedRect: Rect(x: 120, y: 50, width: 135, height: 90), cornerRadius: 16, color: .white.withAlpha(0.7))
       }
       let path = directory.appendingPathComponent("image-\(index).png").path
-      try image.writePNG(to: path)
+      try FileAccess.write(image.pngData(), to: path)
       return path
     }
   }

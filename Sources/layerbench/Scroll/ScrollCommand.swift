@@ -20,45 +20,71 @@ struct ScrollCommand: ParsableCommand {
   @Option(help: "Comma-separated modes to run.")
   var modes = ScrollMode.allCases.map(\.rawValue).joined(separator: ",")
 
-  @Option(help: "Rows in the feed.")
+  /// The feed lays out every row's text up front (two measurements per row).
+  static let rowRange = 20...10_000
+  /// Images are generated as 750×375 px PNG files in a temporary directory before the run.
+  static let imageRange = 1...1_000
+
+  @Option(parsing: .unconditional, help: "Rows in the feed, 20–10000.")
   var rows = 1000
 
-  @Option(help: "Images in the generated local set (every fifth row has one; rows share them round-robin).")
+  @Option(
+    parsing: .unconditional,
+    help: "Images in the generated local set, 1–1000 (every fifth row has one; rows share them round-robin).")
   var images = 200
 
-  @Option(help: "Device pixels per point of the cells (3 as on a 3× phone).")
+  @Option(parsing: .unconditional, help: "Device pixels per point of the cells, 0.1–4 (3 as on a 3× phone).")
   var scale: Double = 3
 
   @Option(
-    help: "Points above and below the viewport whose rows get cells and draws ahead of time (a list's prefetch range).")
+    parsing: .unconditional,
+    help:
+      "Points above and below the viewport whose rows get cells and draws ahead of time (a list's prefetch range), 0–10000."
+  )
   var prefetch: Double = 0
 
   @Option(
-    help: "Busy threads competing for the CPU during each mode (other work on the device: decoding, parsing).")
+    parsing: .unconditional,
+    help: "Busy threads competing for the CPU during each mode, 0–64 (other work on the device: decoding, parsing).")
   var backgroundLoad = 0
 
   @Option(help: "Write one JSON object per mode to this file.")
   var json: String?
 
-  @Option(help: "Draw loop turn times over the run, per mode, into this PNG.")
+  @Option(help: "Draw loop turn times over the run, per mode, into this image (.png, .jpg).")
   var chart: String?
 
   func validate() throws {
-    guard rows >= 20 else { throw ValidationError("--rows must be at least 20") }
-    guard images >= 1 else { throw ValidationError("--images must be at least 1") }
-    guard scale.isFinite, scale > 0, scale <= 4 else { throw ValidationError("--scale must be in (0, 4]") }
-    guard (0...64).contains(backgroundLoad) else { throw ValidationError("--background-load must be 0…64") }
-    guard prefetch.isFinite, prefetch >= 0, prefetch <= 10_000 else {
-      throw ValidationError("--prefetch must be between 0 and 10000 points")
+    try Bounds.check(rows, "--rows", Self.rowRange)
+    try Bounds.check(images, "--images", Self.imageRange)
+    try Bounds.check(scale, "--scale", 0.1...4, "pixels per point")
+    try Bounds.check(backgroundLoad, "--background-load", 0...64, "threads")
+    try Bounds.check(prefetch, "--prefetch", 0...10_000, "points")
+    try checkReportOutputs(json: json, chart: chart)
+    let names = modeNames
+    let choices = ScrollMode.allCases.map(\.rawValue).joined(separator: ", ")
+    guard !names.allSatisfy(\.isEmpty) else {
+      throw ValidationErrorMessage("--modes is empty: give one or more of \(choices), separated by commas")
     }
-    for mode in modes.split(separator: ",") where ScrollMode(rawValue: String(mode)) == nil {
-      throw ValidationError(
-        "unknown mode '\(mode)'; choose from \(ScrollMode.allCases.map(\.rawValue).joined(separator: ", "))")
+    var seen = Set<String>()
+    for name in names {
+      guard !name.isEmpty else {
+        throw ValidationErrorMessage("--modes '\(modes)' has an empty name between commas; choose from \(choices)")
+      }
+      guard ScrollMode(rawValue: name) != nil else {
+        throw ValidationErrorMessage("--modes: unknown mode '\(name)'; choose from \(choices)")
+      }
+      guard seen.insert(name).inserted else { throw ValidationErrorMessage("--modes names '\(name)' twice") }
     }
   }
 
+  /// The names in --modes, trimmed, empty ones kept (validate() refuses them).
+  private var modeNames: [String] {
+    modes.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+  }
+
   func run() throws {
-    let selected = modes.split(separator: ",").compactMap { ScrollMode(rawValue: String($0)) }
+    let selected = modeNames.compactMap { ScrollMode(rawValue: $0) }
     let feed = try Feed(rowCount: rows, imageCount: images)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -106,7 +132,7 @@ struct ScrollCommand: ParsableCommand {
       try LineChart(
         title: "Frame intervals over the run (ms)", xLabels: nil,
         series: results.map { ($0.mode, $0.frameTimesMs) }, threshold: ("16.7 ms", 1000 / 60.0)
-      ).render().writePNG(to: chart)
+      ).render().write(to: chart)
       print("\nwrote \(chart)")
     }
   }
