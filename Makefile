@@ -52,7 +52,9 @@ FUZZ_TARGETS := fuzz-text fuzz-report fuzz-png fuzz-jpeg
 FUZZ_SECONDS ?= 60
 FUZZ_SCRATCH := Fuzz/.build-fuzz
 FUZZ_BIN := $(FUZZ_SCRATCH)/debug
-FUZZ_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp
+# The Swift runtime's backtracer (swift-backtrace) can outlive a crashing fuzzer and hang holding
+# its output open; libFuzzer and AddressSanitizer print the stack instead.
+FUZZ_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp SWIFT_BACKTRACE=enable=no
 FUZZ_FLAGS := -timeout=2 -rss_limit_mb=2048
 fuzz_max_len = $(if $(filter fuzz-text,$(1)),4096,16384)
 fuzz_dict = $(if $(filter fuzz-text,$(1)),-dict=Fuzz/dict/markup.dict,$(if $(filter fuzz-report,$(1)),-dict=Fuzz/dict/report.dict))
