@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test test-tsan build release deps samples lint format bench-c bench-callgrind clean
+.PHONY: run test test-tsan build release deps samples lint format fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -38,12 +38,51 @@ test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+
+# libFuzzer targets (Fuzz/, a package of its own): the library and the targets are built with
+# `-sanitize=fuzzer,address`. `make fuzz` fuzzes each target for FUZZ_SECONDS (new inputs go to
+# Fuzz/.build-fuzz/corpus/<target>/, crashes to Fuzz/crashes/<target>/); `make fuzz-replay` runs
+# each target once over its committed corpus and every saved crash, and fails on any crash, leak
+# or input slower than 2 s (CI runs it).
+FUZZ_TARGETS := fuzz-text fuzz-report fuzz-png fuzz-jpeg
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := Fuzz/.build-fuzz
+FUZZ_BIN := $(FUZZ_SCRATCH)/debug
+# The Swift runtime's backtracer (swift-backtrace) can outlive a crashing fuzzer and hang holding
+# its output open; libFuzzer and AddressSanitizer print the stack instead.
+FUZZ_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp SWIFT_BACKTRACE=enable=no
+FUZZ_FLAGS := -timeout=2 -rss_limit_mb=2048
+fuzz_max_len = $(if $(filter fuzz-text,$(1)),4096,16384)
+fuzz_dict = $(if $(filter fuzz-text,$(1)),-dict=Fuzz/dict/markup.dict,$(if $(filter fuzz-report,$(1)),-dict=Fuzz/dict/report.dict))
+
+fuzz-build: deps
+	nice -n 19 $(SWIFT) build -c debug --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_SCRATCH)/corpus/$$t Fuzz/crashes/$$t; \
+	  echo "== $$t: $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) nice -n 19 $(FUZZ_BIN)/$$t $(FUZZ_SCRATCH)/corpus/$$t Fuzz/corpus/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) -max_len=$(call fuzz_max_len,$$t) $(call fuzz_dict,$$t) \
+	    -artifact_prefix=Fuzz/crashes/$$t/ -print_final_stats=1 || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: crash, leak or timeout in:$$failed (inputs in Fuzz/crashes/)"; exit 1; fi
+
+fuzz-replay: fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p Fuzz/crashes/$$t; \
+	  echo "== $$t: $$(ls Fuzz/corpus/$$t | wc -l) corpus inputs, $$(ls Fuzz/crashes/$$t | wc -l) saved crashes"; \
+	  $(FUZZ_ENV) nice -n 19 $(FUZZ_BIN)/$$t -runs=0 $(FUZZ_FLAGS) -artifact_prefix=$(FUZZ_SCRATCH)/replay-$$t- \
+	    Fuzz/corpus/$$t Fuzz/crashes/$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz-replay: failed in:$$failed"; exit 1; fi
 
 clean:
-	rm -rf .build .build-tsan $(OUT) bench/out
+	rm -rf .build .build-tsan $(FUZZ_SCRATCH) $(OUT) bench/out
 
 include Makefile.bench

@@ -1,0 +1,2 @@
+// Intentionally empty: the target exists for its header (SwiftPM needs one source file).
+#include "FuzzerDriver.h"
