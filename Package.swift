@@ -35,6 +35,7 @@ let package = Package(
       dependencies: [
         "AsyncLayer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
       ]
     ),
