@@ -44,6 +44,11 @@ let package = Package(
       name: "AsyncLayerTests",
       dependencies: ["AsyncLayer", "layerbench"]
     ),
+    // Runs the built `layerbench` as a process; the dependency makes `swift build --build-tests` build it.
+    .testTarget(
+      name: "LayerbenchCLITests",
+      dependencies: ["layerbench"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,7 @@ final class BatchProgress {
   private let timer: any DispatchSourceTimer
   private let startTime = DispatchTime.now().uptimeNanoseconds
   private let onTerminal = Terminal.stderrIsTerminal
+  private var started = false
 
   init(counters: BatchCounters, inputSize: Int, interval: Double) {
     self.counters = counters
@@ -21,6 +22,7 @@ final class BatchProgress {
   func start() {
     let period = onTerminal ? 0.25 : interval
     guard period > 0 else { return }
+    started = true
     timer.schedule(deadline: .now() + period, repeating: period)
     let (counters, inputSize, startTime, onTerminal) = (counters, inputSize, startTime, onTerminal)
     timer.setEventHandler {
@@ -30,6 +32,8 @@ final class BatchProgress {
   }
 
   func stop() {
+    // A dispatch source released while suspended is a crash: resume the one that never started.
+    if !started { timer.resume() }
     timer.cancel()
     if onTerminal {
       Self.report(counters: counters, inputSize: inputSize, startTime: startTime, onTerminal: true, final: true)
