@@ -16,53 +16,68 @@ enum SHA256Digest {
   ]
 
   /// The digest as 64 lowercase hex digits.
-  static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-    var hash: [UInt32] = [
-      0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    var message = Array(bytes)
-    let bitLength = UInt64(message.count) &* 8
-    message.append(0x80)
-    while message.count % 64 != 56 { message.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) {
-      message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-    }
+  static func hex(_ data: Data) -> String {
+    var hash: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+      0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
     var w = [UInt32](repeating: 0, count: 64)
-    for chunk in stride(from: 0, to: message.count, by: 64) {
-      for i in 0..<16 {
-        let j = chunk + i * 4
-        w[i] =
-          UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
+    w.withUnsafeMutableBufferPointer { w in
+      data.withUnsafeBytes { bytes in
+        let whole = bytes.count / 64 * 64
+        for block in stride(from: 0, to: whole, by: 64) {
+          compress(UnsafeRawBufferPointer(rebasing: bytes[block..<block + 64]), into: &hash, w)
+        }
+        // The tail, 0x80, zeros and the bit length, in one or two blocks.
+        var tail = [UInt8](bytes[whole...])
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        let bitLength = UInt64(bytes.count) &* 8
+        for shift in stride(from: 56, through: 0, by: -8) {
+          tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
+        tail.withUnsafeBytes { tail in
+          for block in stride(from: 0, to: tail.count, by: 64) {
+            compress(UnsafeRawBufferPointer(rebasing: tail[block..<block + 64]), into: &hash, w)
+          }
+        }
       }
-      for i in 16..<64 {
-        let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-        let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-        w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-      }
-      var (a, b, c, d, e, f, g, h) = (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7])
+    }
+    let words = [hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7]
+    let digits = Array("0123456789abcdef".utf8)
+    var text = [UInt8]()
+    text.reserveCapacity(64)
+    for word in words {
+      for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int((word >> UInt32(shift)) & 0xf)]) }
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  private static func compress(
+    _ block: UnsafeRawBufferPointer, into hash: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+    _ w: UnsafeMutableBufferPointer<UInt32>
+  ) {
+    for i in 0..<16 {
+      let j = i * 4
+      w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+    }
+    for i in 16..<64 {
+      let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+      let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+      w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+    }
+    var (a, b, c, d, e, f, g, h) = hash
+    k.withUnsafeBufferPointer { k in
       for i in 0..<64 {
         let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
         let choice = (e & f) ^ (~e & g)
         let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
         let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
         let majority = (a & b) ^ (a & c) ^ (b & c)
-        let t2 = s0 &+ majority
-        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
       }
-      hash[0] &+= a
-      hash[1] &+= b
-      hash[2] &+= c
-      hash[3] &+= d
-      hash[4] &+= e
-      hash[5] &+= f
-      hash[6] &+= g
-      hash[7] &+= h
     }
-    return hash.map { word in
-      let digits = String(word, radix: 16)
-      return String(repeating: "0", count: 8 - digits.count) + digits
-    }.joined()
+    hash = (hash.0 &+ a, hash.1 &+ b, hash.2 &+ c, hash.3 &+ d, hash.4 &+ e, hash.5 &+ f, hash.6 &+ g, hash.7 &+ h)
   }
 
-  private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+  @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }

@@ -31,6 +31,20 @@ struct TileParser: Sendable {
   /// For plain and markup lines: `idPrefix` + the line number, zero-padded to `idDigits`.
   var idPrefix = ""
   var idDigits = 1
+  /// The tile of the defaults: lines without style fields only swap its content (no colour parsing per line).
+  private let baseTile: TextTile
+
+  init(format: BatchInputFormat, defaults: TextOptions) {
+    self.format = format
+    self.defaults = defaults
+    baseTile = defaults.tile(.plain(""))
+  }
+
+  private func tile(_ content: TextContent) -> TextTile {
+    var tile = baseTile
+    tile.content = content
+    return tile
+  }
 
   /// The longest id, in UTF-8 bytes: with ".png" and the temporary file's affixes it stays under
   /// the 255-byte file name limit of Linux file systems.
@@ -66,7 +80,7 @@ struct TileParser: Sendable {
     case .plain, .markup:
       let number = String(lineNumber)
       let id = idPrefix + String(repeating: "0", count: max(0, idDigits - number.count)) + number
-      return TileSpec(id: id, tile: defaults.tile(format == .plain ? .plain(text) : .markup(text)))
+      return TileSpec(id: id, tile: tile(format == .plain ? .plain(text) : .markup(text)))
     case .jsonl:
       return try parseJSON(text)
     }
@@ -110,6 +124,7 @@ struct TileParser: Sendable {
     default: throw fail("'text' and 'markup' must be strings")
     }
 
+    if Self.styleFields.isDisjoint(with: object.keys) { return TileSpec(id: id, tile: tile(content)) }
     var options = defaults
     func string(_ key: String) throws(TileSpecError) -> String? {
       guard let value = object[key] else { return nil }
