@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test test-tsan build release deps samples lint format fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
+.PHONY: run test test-tsan test-slurm build release deps samples lint format fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -36,6 +36,13 @@ test: deps
 # The same suite under Thread Sanitizer (CI runs it after `make test`).
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+# `layerbench batch` as a 4-task Slurm job array on a single-node Slurm started for the test (needs the
+# Debian packages slurm-wlm and munge); the merged result must equal a single-process run.
+test-slurm: release
+	@for p in slurm-wlm munge bc; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends slurm-wlm munge bc; break; }; done
+	scripts/slurm/test-local.sh
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources

@@ -35,6 +35,7 @@ let package = Package(
       dependencies: [
         "AsyncLayer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
       ]
     ),
@@ -42,6 +43,11 @@ let package = Package(
     .testTarget(
       name: "AsyncLayerTests",
       dependencies: ["AsyncLayer", "layerbench"]
+    ),
+    // Runs the built `layerbench` as a process; the dependency makes `swift build --build-tests` build it.
+    .testTarget(
+      name: "LayerbenchCLITests",
+      dependencies: ["layerbench"]
     ),
   ],
   swiftLanguageModes: [.v6]

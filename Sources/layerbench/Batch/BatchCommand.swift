@@ -1,0 +1,143 @@
+import ArgumentParser
+import AsyncLayer
+import Foundation
+
+/// `layerbench batch`: tiles from a file of any size to PNGs and a manifest.
+struct BatchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "batch",
+    abstract:
+      "Render a file of tiles (JSON Lines or plain lines) to PNGs and a manifest: streaming, resumable, sharded.",
+    subcommands: [BatchRunCommand.self, BatchMergeCommand.self],
+    defaultSubcommand: BatchRunCommand.self
+  )
+}
+
+struct BatchRunCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Render every tile of --input (or --file) into --out-dir.",
+    discussion: """
+      --input: one JSON object per line, {"id": "a1", "text": "…"} or {"id": "a1", "markup": "…"}, with optional \
+      fields font, width, height, scale, padding, align, wrap, ellipsize, maxLines, lineSpacing, fg, bg, language \
+      over the command-line defaults. --file: one plain-text tile per non-blank line, id = line number. Writes \
+      <out-dir>/<id>.png and <out-dir>/manifest.jsonl (one record per tile, in input order). Re-running the same \
+      command resumes: tiles whose PNG and record match are kept. --shard INDEX/COUNT (or SLURM_ARRAY_TASK_ID/\
+      SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with --shard-count) renders the lines n with \
+      (n-1) % COUNT == INDEX into manifest.INDEX-of-COUNT.jsonl; `layerbench batch merge DIR` joins the parts.
+      """
+  )
+
+  @Option(help: "JSON Lines input: one tile per line.")
+  var input: String?
+
+  @Option(help: "Plain-text input: one tile per non-blank line (id = line number).")
+  var file: String?
+
+  @Option(help: "How input lines are read: jsonl, plain or markup (default: jsonl for --input, plain for --file).")
+  var format: BatchInputFormat?
+
+  @Option(help: "Output directory for the PNGs and the manifest.")
+  var outDir = "out"
+
+  @Option(help: "Worker threads (default: active cores).")
+  var workers = ProcessInfo.processInfo.activeProcessorCount
+
+  @Option(help: "Tiles in flight at most (default: 4 × workers).")
+  var window: Int?
+
+  @Flag(help: "Stop at the first failed tile.")
+  var failFast = false
+
+  @Flag(inversion: .prefixedNo, help: "Keep tiles a previous run of the same command finished.")
+  var resume = true
+
+  @Option(help: "This process's part of the input: INDEX/COUNT, INDEX from 0.")
+  var shard: String?
+
+  @Option(help: "Shard count for a Kubernetes Indexed Job (the index comes from JOB_COMPLETION_INDEX).")
+  var shardCount: Int?
+
+  @Option(help: "Longest input line, in bytes; longer lines fail.")
+  var maxLineBytes = 1 << 20
+
+  @Option(help: "Seconds between progress lines when stderr is not a terminal (0: none).")
+  var progressInterval: Double = 10
+
+  @Option(help: .hidden)
+  var killAfter: Int?
+
+  @OptionGroup var options: TextOptions
+
+  func validate() throws {
+    guard (input == nil) != (file == nil) else { throw ValidationError("give exactly one of --input or --file") }
+    guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1…256 (got \(workers))") }
+    if let window, !(1...65536).contains(window) {
+      throw ValidationError("--window must be 1…65536 (got \(window))")
+    }
+    guard (1...(1 << 28)).contains(maxLineBytes) else {
+      throw ValidationError("--max-line-bytes must be 1…\(1 << 28) (got \(maxLineBytes))")
+    }
+    guard progressInterval.isFinite, progressInterval >= 0 else {
+      throw ValidationError("--progress-interval must be ≥ 0 (got \(progressInterval))")
+    }
+  }
+
+  func run() throws {
+    let resolved: Shard?
+    do {
+      resolved = try Shard.resolve(
+        option: shard, shardCount: shardCount, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw ValidationError("\(error)")
+    }
+    let format = self.format ?? (input != nil ? .jsonl : .plain)
+    var configuration = BatchConfiguration(
+      input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options),
+      workers: workers, window: window ?? 4 * workers, shard: resolved)
+    configuration.failFast = failFast
+    configuration.resume = resume
+    configuration.maxLineBytes = maxLineBytes
+    configuration.killAfter = killAfter
+    configuration.progressInterval = progressInterval
+    try BatchRunner.run(configuration)
+  }
+}
+
+/// Runs a batch, prints the summary and turns the outcome into an exit status.
+enum BatchRunner {
+  static func run(_ configuration: BatchConfiguration) throws {
+    let summary: BatchSummary
+    do {
+      summary = try BatchEngine(configuration: configuration).run()
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    let rate = Double(summary.rendered + summary.reused) / max(summary.seconds, 1e-9)
+    let shard = configuration.shard.map { " (shard \($0))" } ?? ""
+    let line =
+      "batch\(shard): \(summary.records) tiles (\(summary.rendered) rendered, \(summary.reused) kept from the last run), "
+      + "\(summary.failures) failed, \(String(format: "%.0f", rate)) tiles/s, "
+      + "\(String(format: "%.1f", Double(summary.bytesWritten) / 1e6)) MB written in \(String(format: "%.1f", summary.seconds)) s; "
+      + "manifest \(summary.manifestPath)\n"
+    FileHandle.standardError.write(Data(line.utf8))
+    if summary.interrupted {
+      FileHandle.standardError.write(
+        Data("interrupted: the manifest holds every finished tile; run the same command again to resume\n".utf8))
+      throw ExitCode(130)
+    }
+    if summary.records == 0, configuration.shard == nil {
+      FileHandle.standardError.write(Data("error: \(configuration.input) has no tiles (no non-blank lines)\n".utf8))
+      throw ExitCode(1)
+    }
+    if summary.failures > 0 {
+      let first = summary.firstError.map { " (first: \($0))" } ?? ""
+      let stopped = summary.stoppedByFailure ? "; stopped (--fail-fast)" : ""
+      FileHandle.standardError.write(
+        Data("error: \(summary.failures) of \(summary.records) tiles failed\(first)\(stopped); see the manifest\n".utf8)
+      )
+      throw ExitCode(1)
+    }
+  }
+}

@@ -1,0 +1,338 @@
+import AsyncLayer
+import DequeModule
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What a batch run does.
+struct BatchConfiguration: Sendable {
+  var input: String
+  var outDir: String
+  var parser: TileParser
+  var workers: Int
+  /// Tiles read but not yet in the manifest, at most (rendering, or waiting for an earlier line).
+  var window: Int
+  var shard: Shard?
+  var failFast = false
+  var resume = true
+  var maxLineBytes = 1 << 20
+  /// Debug: the process kills itself (SIGKILL) once this many records are in the manifest.
+  var killAfter: Int?
+  /// Seconds between progress lines when standard error is not a terminal (0: none).
+  var progressInterval: Double = 10
+  var encoder = PNGEncoder()
+
+  var manifestName: String { shard?.manifestName ?? "manifest.jsonl" }
+}
+
+struct BatchSummary: Sendable {
+  var records = 0
+  var rendered = 0
+  var reused = 0
+  var failures = 0
+  var bytesWritten = 0
+  var seconds = 0.0
+  var interrupted = false
+  var stoppedByFailure = false
+  var manifestPath = ""
+  var firstError: String?
+}
+
+/// Counters the workers bump and the progress line reads. (Locks below are `ThreadSanitizedMutex`: the
+/// standard `Mutex` locks with a futex TSan cannot see, and `make test-tsan` runs the CLI tests.)
+final class BatchCounters: Sendable {
+  let records = Atomic<Int>(0)
+  let rendered = Atomic<Int>(0)
+  let reused = Atomic<Int>(0)
+  let failures = Atomic<Int>(0)
+  let bytesWritten = Atomic<Int>(0)
+  let inputBytesRead = Atomic<Int>(0)
+  /// Set by SIGINT, --fail-fast or a write error: read no more lines.
+  let stop = Atomic<Bool>(false)
+  let interrupted = Atomic<Bool>(false)
+}
+
+/// Streams an input file through K worker threads into PNG files and a manifest.
+///
+/// The reading thread takes a window slot per tile and queues it; a worker parses, renders,
+/// encodes and writes the PNG (temporary file, then rename), and hands the record to the commit
+/// step, which appends records to the manifest in input order and frees their slots. Memory is
+/// bounded by the window: at most `window` input lines and records, and `workers` images at once.
+final class BatchEngine: Sendable {
+  let configuration: BatchConfiguration
+  let counters = BatchCounters()
+  private let fingerprint: Data
+
+  private struct Job: Sendable {
+    var sequence: Int
+    var line: Int
+    var bytes: Data
+    var isTooLong: Bool
+    var previous: ManifestRecord?
+  }
+
+  private struct CommitState {
+    var next = 0
+    var pending: [Int: (record: ManifestRecord, reused: Bool)] = [:]
+    var firstError: String?
+    var writeError: String?
+  }
+
+  private let jobs = ThreadSanitizedMutex(Deque<Job?>())
+  private let jobsReady = DispatchSemaphore(value: 0)
+  private let windowSlots: DispatchSemaphore
+  private let commitState = ThreadSanitizedMutex(CommitState())
+  private let manifestFD = ThreadSanitizedMutex<Int32>(-1)
+
+  init(configuration: BatchConfiguration) {
+    self.configuration = configuration
+    self.fingerprint = Data(("\u{1e}" + configuration.parser.fingerprint).utf8)
+    windowSlots = DispatchSemaphore(value: configuration.window)
+  }
+
+  var manifestPath: String { (configuration.outDir as NSString).appendingPathComponent(configuration.manifestName) }
+
+  func run() throws -> BatchSummary {
+    let config = configuration
+    let start = DispatchTime.now().uptimeNanoseconds
+    do {
+      try FileManager.default.createDirectory(atPath: config.outDir, withIntermediateDirectories: true)
+    } catch {
+      throw BatchError("\(config.outDir): cannot create directory: \((error as NSError).localizedDescription)")
+    }
+    let reader = try LineReader(path: config.input, maxLineBytes: config.maxLineBytes)
+    let inputSize = (try? FileManager.default.attributesOfItem(atPath: config.input)[.size] as? Int) ?? 0
+    let previous = try prepareManifest()
+    if let shard = config.shard {
+      unlink((config.outDir as NSString).appendingPathComponent(shard.completionName))
+    }
+
+    let fd = open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw BatchError("\(manifestPath): cannot create: \(String(cString: strerror(errno)))") }
+    manifestFD.withLock { $0 = fd }
+    defer { close(fd) }
+
+    let progress = BatchProgress(counters: counters, inputSize: inputSize, interval: config.progressInterval)
+    progress.start()
+    let interruption = installInterruptHandler()
+    defer {
+      interruption.cancel()
+      signal(SIGINT, SIG_DFL)
+    }
+
+    let finished = DispatchSemaphore(value: 0)
+    for worker in 0..<config.workers {
+      let thread = Thread { [self] in
+        work(worker: worker)
+        finished.signal()
+      }
+      thread.stackSize = 8 << 20
+      thread.name = "batch-\(worker)"
+      thread.start()
+    }
+
+    var sequence = 0
+    var blankLines = 0
+    var readError: (any Error)?
+    do {
+      while !counters.stop.load(ordering: .relaxed), let line = try reader.next() {
+        counters.inputBytesRead.store(reader.consumed, ordering: .relaxed)
+        if let shard = config.shard, !shard.contains(line: line.number) { continue }
+        if !line.isTooLong, TileParser.isBlank(line.bytes) {
+          blankLines += 1
+          continue
+        }
+        let record = try previous?.record(forLine: line.number)
+        windowSlots.wait()
+        enqueue(
+          Job(sequence: sequence, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong, previous: record))
+        sequence += 1
+      }
+    } catch {
+      readError = error
+    }
+    for _ in 0..<config.workers { enqueue(nil) }
+    for _ in 0..<config.workers { finished.wait() }
+    progress.stop()
+
+    let state = commitState.withLock { $0 }
+    var summary = BatchSummary()
+    summary.records = counters.records.load(ordering: .relaxed)
+    summary.rendered = counters.rendered.load(ordering: .relaxed)
+    summary.reused = counters.reused.load(ordering: .relaxed)
+    summary.failures = counters.failures.load(ordering: .relaxed)
+    summary.bytesWritten = counters.bytesWritten.load(ordering: .relaxed)
+    summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    summary.interrupted = counters.interrupted.load(ordering: .relaxed)
+    summary.stoppedByFailure = config.failFast && summary.failures > 0
+    summary.manifestPath = manifestPath
+    summary.firstError = state.firstError
+    if let writeError = state.writeError { throw BatchError(writeError) }
+    if let readError { throw readError }
+
+    let complete = !summary.interrupted && !summary.stoppedByFailure
+    if complete {
+      unlink(manifestPath + ".resume")
+      if let shard = config.shard {
+        let completion = ShardCompletion(
+          shard: shard.description, inputLines: reader.lineCount, blankLines: blankLines, records: summary.records,
+          failures: summary.failures)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let path = (config.outDir as NSString).appendingPathComponent(shard.completionName)
+        try BatchFiles.writeAtomically(try encoder.encode(completion), to: path, temporary: path + ".tmp")
+      }
+    }
+    return summary
+  }
+
+  /// Moves the previous run's manifest aside as `<manifest>.resume` (merging it with an older one
+  /// that an interrupted resume left) and returns a reader over it; nil for a fresh start.
+  private func prepareManifest() throws -> ManifestReader? {
+    let current = manifestPath
+    let resume = current + ".resume"
+    guard configuration.resume else {
+      unlink(resume)
+      return nil
+    }
+    switch (BatchFiles.exists(current), BatchFiles.exists(resume)) {
+    case (true, true):
+      // An interrupted resume: `current` holds the lines it finished (a prefix, in input order),
+      // `resume` the older records. Take the newer record of each line.
+      let combined = current + ".combined"
+      let fd = open(combined, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw BatchError("\(combined): cannot create: \(String(cString: strerror(errno)))") }
+      defer { close(fd) }
+      let newer = try ManifestReader(path: current)
+      let older = try ManifestReader(path: resume)
+      var a = try newer.next()
+      var b = try older.next()
+      while a != nil || b != nil {
+        let record: ManifestRecord
+        if let x = a, b == nil || x.line <= b!.line {
+          if let y = b, y.line == x.line { b = try older.next() }
+          record = x
+          a = try newer.next()
+        } else {
+          record = b!
+          b = try older.next()
+        }
+        try BatchFiles.writeAll(fd, record.jsonLine(), path: combined)
+      }
+      guard rename(combined, resume) == 0 else { throw BatchError("\(resume): cannot replace") }
+      unlink(current)
+    case (true, false):
+      guard rename(current, resume) == 0 else { throw BatchError("\(current): cannot move aside for resume") }
+    case (false, true), (false, false):
+      break
+    }
+    return BatchFiles.exists(resume) ? try ManifestReader(path: resume) : nil
+  }
+
+  private func installInterruptHandler() -> any DispatchSourceSignal {
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    let counters = counters
+    source.setEventHandler {
+      if counters.interrupted.exchange(true, ordering: .relaxed) {
+        // A second Ctrl-C: leave now; the manifest holds every record committed so far.
+        _exit(130)
+      }
+      counters.stop.store(true, ordering: .relaxed)
+      FileHandle.standardError.write(
+        Data("\ninterrupted: finishing the tiles in flight (Ctrl-C again to quit now)\n".utf8))
+    }
+    source.resume()
+    return source
+  }
+
+  private func enqueue(_ job: Job?) {
+    jobs.withLock { $0.append(job) }
+    jobsReady.signal()
+  }
+
+  private func work(worker: Int) {
+    while true {
+      jobsReady.wait()
+      guard let job = jobs.withLock({ $0.popFirst() }), let job else { return }
+      let (record, reused) = process(job, worker: worker)
+      commit(record, sequence: job.sequence, reused: reused)
+    }
+  }
+
+  private func process(_ job: Job, worker: Int) -> (ManifestRecord, reused: Bool) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    var record = ManifestRecord(line: job.line)
+    if job.isTooLong {
+      record.error = "line is longer than \(configuration.maxLineBytes) bytes"
+      return (record, false)
+    }
+    record.input = String(SHA256Digest.hex(job.bytes + fingerprint).prefix(16))
+    do {
+      let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
+      record.id = spec.id
+      let file = spec.id + ".png"
+      let path = (configuration.outDir as NSString).appendingPathComponent(file)
+      if let previous = job.previous, isReusable(previous, as: record, file: file, path: path) {
+        return (previous, true)
+      }
+      let rendered = try spec.tile.render()
+      let png = try configuration.encoder.encode(rendered.image)
+      let temporary = (configuration.outDir as NSString).appendingPathComponent(".\(file).\(worker).tmp")
+      try BatchFiles.writeAtomically(png, to: path, temporary: temporary)
+      record.file = file
+      record.width = rendered.image.pixelWidth
+      record.height = rendered.image.pixelHeight
+      record.lines = rendered.lineCount
+      record.unknownGlyphs = rendered.unknownGlyphCount
+      record.bytes = png.count
+      record.sha256 = SHA256Digest.hex(png)
+    } catch let error as TileSpecError {
+      record.id = error.id
+      record.error = error.description
+    } catch {
+      record.error = "\(error)"
+    }
+    record.ms = (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3).rounded() / 1e3
+    return (record, false)
+  }
+
+  /// Whether the previous run's record for this line still describes the file on disk.
+  private func isReusable(_ previous: ManifestRecord, as record: ManifestRecord, file: String, path: String) -> Bool {
+    guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
+      let data = FileManager.default.contents(atPath: path), data.count == previous.bytes
+    else { return false }
+    return SHA256Digest.hex(data) == previous.sha256
+  }
+
+  /// Appends records to the manifest in input order, as soon as every earlier one is there.
+  private func commit(_ record: ManifestRecord, sequence: Int, reused: Bool) {
+    commitState.withLock { state in
+      state.pending[sequence] = (record, reused)
+      while let (ready, wasReused) = state.pending.removeValue(forKey: state.next) {
+        state.next += 1
+        if state.writeError == nil {
+          do {
+            try manifestFD.withLock { fd in try BatchFiles.writeAll(fd, ready.jsonLine(), path: manifestPath) }
+          } catch {
+            state.writeError = "\(error)"
+            counters.stop.store(true, ordering: .relaxed)
+          }
+        }
+        if let error = ready.error {
+          counters.failures.add(1, ordering: .relaxed)
+          if state.firstError == nil { state.firstError = "line \(ready.line): \(error)" }
+          if configuration.failFast { counters.stop.store(true, ordering: .relaxed) }
+        } else if wasReused {
+          counters.reused.add(1, ordering: .relaxed)
+        } else {
+          counters.rendered.add(1, ordering: .relaxed)
+          counters.bytesWritten.add(ready.bytes ?? 0, ordering: .relaxed)
+        }
+        let records = counters.records.add(1, ordering: .relaxed).newValue
+        windowSlots.signal()
+        if let limit = configuration.killAfter, records >= limit { kill(getpid(), SIGKILL) }
+      }
+    }
+  }
+}

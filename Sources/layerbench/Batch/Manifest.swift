@@ -1,0 +1,227 @@
+import Foundation
+
+/// One line of a batch manifest: a tile written, or a line that failed.
+///
+/// Successful records have `id`, `file`, `width`, `height`, `lines`, `unknownGlyphs`, `bytes`,
+/// `sha256` and `ms`; failed ones have `error` (and `id` when the line got that far). `input` is a
+/// hash of the input line and the command-line defaults: resume re-renders a tile when it changed.
+struct ManifestRecord: Codable, Sendable, Equatable {
+  var line: Int
+  var id: String?
+  var file: String?
+  var width: Int?
+  var height: Int?
+  var lines: Int?
+  var unknownGlyphs: Int?
+  var bytes: Int?
+  var sha256: String?
+  var ms: Double?
+  var input: String?
+  var error: String?
+
+  var succeeded: Bool { error == nil && file != nil && sha256 != nil && bytes != nil }
+
+  /// The record as one JSON line, newline included: keys sorted, fields that are nil left out (as
+  /// `JSONEncoder` with `.sortedKeys` writes it, at a fraction of the cost).
+  func jsonLine() -> Data {
+    var out = "{"
+    func key(_ name: String) {
+      if out.utf8.count > 1 { out += "," }
+      out += "\"\(name)\":"
+    }
+    func int(_ name: String, _ value: Int?) {
+      guard let value else { return }
+      key(name)
+      out += String(value)
+    }
+    func string(_ name: String, _ value: String?) {
+      guard let value else { return }
+      key(name)
+      Self.appendQuoted(value, to: &out)
+    }
+    int("bytes", bytes)
+    string("error", error)
+    string("file", file)
+    int("height", height)
+    string("id", id)
+    string("input", input)
+    int("line", line)
+    int("lines", lines)
+    if let ms, ms.isFinite {
+      key("ms")
+      out += "\(ms)"
+    }
+    string("sha256", sha256)
+    int("unknownGlyphs", unknownGlyphs)
+    int("width", width)
+    out += "}\n"
+    return Data(out.utf8)
+  }
+
+  static func appendQuoted(_ value: String, to out: inout String) {
+    out += "\""
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    out += "\""
+  }
+
+  static func parse(_ line: Data) -> ManifestRecord? {
+    try? JSONDecoder().decode(ManifestRecord.self, from: line)
+  }
+}
+
+/// Reads a file line by line in fixed-size chunks: memory stays at one chunk plus the longest line,
+/// and a line longer than `maxLineBytes` is skipped (reported as too long) rather than buffered.
+final class LineReader {
+  struct Line {
+    /// 1-based, counting every line, blank ones included.
+    var number: Int
+    var bytes: Data
+    var isTooLong: Bool
+  }
+
+  private let handle: FileHandle
+  private let maxLineBytes: Int
+  private let chunkSize: Int
+  private var buffer = Data()
+  private var start = 0
+  private var atEnd = false
+  private(set) var lineCount = 0
+  /// Bytes of the file consumed so far (for progress).
+  private(set) var consumed = 0
+
+  init(path: String, maxLineBytes: Int = 1 << 20, chunkSize: Int = 1 << 16) throws {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw BatchError("\(path): cannot open for reading")
+    }
+    self.handle = handle
+    self.maxLineBytes = maxLineBytes
+    self.chunkSize = chunkSize
+  }
+
+  deinit { try? handle.close() }
+
+  func next() throws -> Line? {
+    var tooLong = false
+    while true {
+      if let newline = buffer[start...].firstIndex(of: 0x0a) {
+        let bytes = tooLong ? Data() : Data(buffer[start..<newline])
+        consumed += newline + 1 - start
+        start = newline + 1
+        lineCount += 1
+        return Line(number: lineCount, bytes: bytes, isTooLong: tooLong || bytes.count > maxLineBytes)
+      }
+      if atEnd {
+        guard start < buffer.count || tooLong else { return nil }
+        let bytes = tooLong ? Data() : Data(buffer[start...])
+        consumed += buffer.count - start
+        buffer = Data()
+        start = 0
+        lineCount += 1
+        return Line(number: lineCount, bytes: bytes, isTooLong: tooLong || bytes.count > maxLineBytes)
+      }
+      if buffer.count - start > maxLineBytes {
+        // The line will not fit: drop what is buffered and keep reading up to its newline.
+        tooLong = true
+        consumed += buffer.count - start
+        buffer = Data()
+        start = 0
+      }
+      if start > 0 {
+        buffer = Data(buffer[start...])
+        start = 0
+      }
+      let chunk: Data
+      do {
+        chunk = try handle.read(upToCount: chunkSize) ?? Data()
+      } catch {
+        throw BatchError("cannot read input: \((error as NSError).localizedDescription)")
+      }
+      if chunk.isEmpty { atEnd = true } else { buffer.append(chunk) }
+    }
+  }
+}
+
+/// Reads a manifest's records in file order, skipping lines that do not parse (a line cut short by
+/// a kill), with a cursor for the line-ordered merge that resume does.
+final class ManifestReader {
+  private let lines: LineReader
+  private var current: ManifestRecord?
+  private var started = false
+
+  init(path: String) throws {
+    lines = try LineReader(path: path, maxLineBytes: 1 << 22)
+  }
+
+  func next() throws -> ManifestRecord? {
+    while let line = try lines.next() {
+      if line.isTooLong { continue }
+      if let record = ManifestRecord.parse(line.bytes) { return record }
+    }
+    return nil
+  }
+
+  /// The record for `line`, when the manifest holds one; records for earlier lines are passed over.
+  /// Calls must come in increasing line order.
+  func record(forLine line: Int) throws -> ManifestRecord? {
+    if !started {
+      current = try next()
+      started = true
+    }
+    while let record = current, record.line < line { current = try next() }
+    guard let record = current, record.line == line else { return nil }
+    return record
+  }
+}
+
+struct BatchError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Small POSIX file helpers.
+enum BatchFiles {
+  static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+  /// Writes `data` to `path` in one piece (temporary file in the same directory, then rename).
+  static func writeAtomically(_ data: Data, to path: String, temporary: String) throws {
+    try write(data, to: temporary)
+    guard rename(temporary, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw BatchError("\(path): cannot rename into place: \(reason)")
+    }
+  }
+
+  static func write(_ data: Data, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw BatchError("\(path): cannot create: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    try writeAll(fd, data, path: path)
+  }
+
+  static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
+    try data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw BatchError("\(path): cannot write: \(String(cString: strerror(errno)))")
+        }
+        offset += written
+      }
+    }
+  }
+}

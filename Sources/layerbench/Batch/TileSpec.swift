@@ -1,0 +1,193 @@
+import ArgumentParser
+import AsyncLayer
+import Foundation
+
+/// How the lines of a batch input are read.
+enum BatchInputFormat: String, Sendable, ExpressibleByArgument, CaseIterable {
+  /// One JSON object per line: `id`, `text` or `markup`, optional style fields.
+  case jsonl
+  /// One plain-text tile per non-blank line; the id is the line number.
+  case plain
+  /// One Pango-markup tile per non-blank line; the id is the line number.
+  case markup
+}
+
+/// A tile to render, parsed from one input line.
+struct TileSpec: Sendable {
+  var id: String
+  var tile: TextTile
+}
+
+/// A line that cannot become a tile; the id is known when the line got that far.
+struct TileSpecError: Error, Sendable, CustomStringConvertible {
+  var id: String?
+  var description: String
+}
+
+/// Turns input lines into tiles over the command line's style defaults.
+struct TileParser: Sendable {
+  var format: BatchInputFormat
+  var defaults: TextOptions
+  /// For plain and markup lines: `idPrefix` + the line number, zero-padded to `idDigits`.
+  var idPrefix = ""
+  var idDigits = 1
+  /// The tile of the defaults: lines without style fields only swap its content (no colour parsing per line).
+  private let baseTile: TextTile
+
+  init(format: BatchInputFormat, defaults: TextOptions) {
+    self.format = format
+    self.defaults = defaults
+    baseTile = defaults.tile(.plain(""))
+  }
+
+  private func tile(_ content: TextContent) -> TextTile {
+    var tile = baseTile
+    tile.content = content
+    return tile
+  }
+
+  /// The longest id, in UTF-8 bytes: with ".png" and the temporary file's affixes it stays under
+  /// the 255-byte file name limit of Linux file systems.
+  static let maxIDBytes = 200
+
+  static let styleFields: Set<String> = [
+    "font", "width", "height", "scale", "padding", "align", "wrap", "ellipsize", "maxLines", "lineSpacing", "fg", "bg",
+    "language",
+  ]
+
+  /// A fingerprint of everything besides the line that decides a tile's pixels: part of each
+  /// manifest record's `input` hash, so that a resumed run with other defaults renders again.
+  var fingerprint: String {
+    let o = defaults
+    return [
+      format.rawValue, idPrefix, String(idDigits), o.font, "\(o.width)", "\(o.height.map { "\($0)" } ?? "fit")",
+      "\(o.scale)", "\(o.padding)", o.align.rawValue, o.wrap.rawValue, o.ellipsize.rawValue, "\(o.maxLines)",
+      "\(o.lineSpacing)", o.fg, o.bg, o.language ?? "",
+    ].joined(separator: "\u{1f}")
+  }
+
+  /// Whether a line holds a tile at all (blank lines are skipped in every format).
+  static func isBlank(_ line: Data) -> Bool {
+    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
+  }
+
+  func parse(_ line: Data, lineNumber: Int) throws(TileSpecError) -> TileSpec {
+    guard var text = String(data: line, encoding: .utf8) else {
+      throw TileSpecError(id: nil, description: "line is not valid UTF-8")
+    }
+    if text.hasSuffix("\r") { text.removeLast() }
+    switch format {
+    case .plain, .markup:
+      let number = String(lineNumber)
+      let id = idPrefix + String(repeating: "0", count: max(0, idDigits - number.count)) + number
+      return TileSpec(id: id, tile: tile(format == .plain ? .plain(text) : .markup(text)))
+    case .jsonl:
+      return try parseJSON(text)
+    }
+  }
+
+  private func parseJSON(_ text: String) throws(TileSpecError) -> TileSpec {
+    let object: [String: Any]
+    do {
+      guard let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        throw TileSpecError(id: nil, description: "line is not a JSON object")
+      }
+      object = parsed
+    } catch let error as TileSpecError {
+      throw error
+    } catch {
+      let detail = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "\(error)"
+      throw TileSpecError(id: nil, description: "bad JSON: \(detail)")
+    }
+    let id: String
+    let rawID = object["id"]
+    if let string = rawID as? String {
+      id = string
+    } else if let rawID, !Self.isBoolean(rawID), let integer = rawID as? Int {
+      id = String(integer)
+    } else if rawID == nil {
+      throw TileSpecError(id: nil, description: "missing field 'id'")
+    } else {
+      throw TileSpecError(id: nil, description: "field 'id' must be a string or an integer")
+    }
+    if let problem = Self.problem(withID: id) { throw TileSpecError(id: nil, description: problem) }
+    func fail(_ message: String) -> TileSpecError { TileSpecError(id: id, description: message) }
+
+    let unknown = Set(object.keys).subtracting(Self.styleFields).subtracting(["id", "text", "markup"])
+    if let field = unknown.sorted().first { throw fail("unknown field '\(field)'") }
+    let content: TextContent
+    switch (object["text"], object["markup"]) {
+    case (let text as String, nil): content = .plain(text)
+    case (nil, let markup as String): content = .markup(markup)
+    case (nil, nil): throw fail("give 'text' or 'markup'")
+    case (.some, .some): throw fail("give one of 'text' or 'markup', not both")
+    default: throw fail("'text' and 'markup' must be strings")
+    }
+
+    if Self.styleFields.isDisjoint(with: object.keys) { return TileSpec(id: id, tile: tile(content)) }
+    var options = defaults
+    func string(_ key: String) throws(TileSpecError) -> String? {
+      guard let value = object[key] else { return nil }
+      guard let string = value as? String else { throw fail("field '\(key)' must be a string") }
+      return string
+    }
+    func number(_ key: String) throws(TileSpecError) -> Double? {
+      guard let value = object[key] else { return nil }
+      guard !Self.isBoolean(value), let number = value as? Double else { throw fail("field '\(key)' must be a number") }
+      return number
+    }
+    func choice<T: RawRepresentable<String> & CaseIterable>(_ key: String, _: T.Type) throws(TileSpecError) -> T? {
+      guard let raw = try string(key) else { return nil }
+      guard let value = T(rawValue: raw) else {
+        throw fail("field '\(key)' must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(raw)')")
+      }
+      return value
+    }
+    if let font = try string("font") { options.font = font }
+    if let width = try number("width") { options.width = width }
+    if object["height"] is NSNull {
+      options.height = nil
+    } else if let height = try number("height") {
+      options.height = height
+    }
+    if let scale = try number("scale") { options.scale = scale }
+    if let padding = try number("padding") { options.padding = padding }
+    if let align = try choice("align", TextAlignment.self) { options.align = align }
+    if let wrap = try choice("wrap", WrapMode.self) { options.wrap = wrap }
+    if let ellipsize = try choice("ellipsize", EllipsizeMode.self) { options.ellipsize = ellipsize }
+    if let maxLines = try number("maxLines") {
+      guard maxLines == maxLines.rounded(), abs(maxLines) < 1e9 else {
+        throw fail("field 'maxLines' must be an integer")
+      }
+      options.maxLines = Int(maxLines)
+    }
+    if let lineSpacing = try number("lineSpacing") { options.lineSpacing = lineSpacing }
+    if let fg = try string("fg") { options.fg = fg }
+    if let bg = try string("bg") { options.bg = bg }
+    if let language = try string("language") { options.language = language }
+    do {
+      try options.validate()
+    } catch {
+      // TextOptions speaks in command-line flags ("--width must be …"); the line speaks in fields.
+      throw fail(
+        "\(error)".replacingOccurrences(of: "--max-lines", with: "maxLines").replacingOccurrences(of: "--", with: ""))
+    }
+    return TileSpec(id: id, tile: options.tile(content))
+  }
+
+  /// JSON `true` and `false` arrive as NSNumbers too (and `1 is Bool` holds on Linux): tell them apart by class.
+  private static let booleanType = ObjectIdentifier(type(of: NSNumber(value: true) as Any))
+  static func isBoolean(_ value: Any) -> Bool { ObjectIdentifier(type(of: value)) == booleanType }
+
+  /// Why `id` cannot name a file in the output directory, or nil when it can.
+  static func problem(withID id: String) -> String? {
+    if id.isEmpty { return "id is empty" }
+    if id.utf8.count > maxIDBytes { return "id is longer than \(maxIDBytes) bytes" }
+    if id.hasPrefix(".") { return "id '\(id)' starts with '.' (hidden file names, '.' and '..' are refused)" }
+    if id.contains("/") || id.contains("\\") { return "id '\(id)' contains a path separator" }
+    if id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x7f }) {
+      return "id contains a control character"
+    }
+    return nil
+  }
+}
