@@ -70,7 +70,7 @@ struct RenderCommand: ParsableCommand {
     let lines = try Self.lines(of: file)
     try FileAccess.createDirectory(outDir)
     let digits = max(4, String(lines.last!.number).count)
-    let outcomes = Mutex([Result<RenderedText, any Error>?](repeating: nil, count: lines.count))
+    let outcomes = ThreadSanitizedMutex([Result<RenderedText, any Error>?](repeating: nil, count: lines.count))
     let done = Atomic<Int>(0)
     let tiles = lines.map { options.tile(fileIsMarkup ? .markup($0.text) : .plain($0.text)) }
     let paths = lines.map { line in

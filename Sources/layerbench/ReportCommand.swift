@@ -79,7 +79,7 @@ struct ReportCommand: ParsableCommand {
       written = [output]
     default:
       // Pages render in parallel, one per worker; the command itself stays synchronous.
-      let pages = Mutex([Result<RenderedImage, any Error>?](repeating: nil, count: layout.pages.count))
+      let pages = ThreadSanitizedMutex([Result<RenderedImage, any Error>?](repeating: nil, count: layout.pages.count))
       DispatchQueue.concurrentPerform(iterations: layout.pages.count) { index in
         let result = Result { try layout.renderPage(index, scale: scale) }
         pages.withLock { $0[index] = result }

@@ -169,7 +169,7 @@ final class BatchRun: Sendable {
   }
   private let state: Mutex<State>
 
-  init(count: Int) { state = Mutex(State(expected: count)) }
+  init(count: Int) { state = ThreadSanitizedMutex(State(expected: count)) }
 
   /// For a run that stops early (the cancelled serial chain).
   func expect(_ count: Int) { state.withLock { $0.expected = count } }
@@ -195,7 +195,7 @@ final class LoopTurnRecorder: Sendable {
     var longest: Duration = .zero
     var turns: [Duration] = []
   }
-  private let state = Mutex(State())
+  private let state = ThreadSanitizedMutex(State())
 
   func attach(to loop: MainLoop) {
     loop.addObserver(.afterWaiting, order: Int.min) { [self] _ in

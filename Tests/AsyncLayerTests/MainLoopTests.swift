@@ -201,7 +201,9 @@ actor LayerController {
     let layer = AsyncLayer(loop: loop)
     let controller = LayerController(loop: loop, layer: LoopBound(layer, loop: loop))
     let result = Mutex<Bool?>(nil)
-    Task.detached { @Sendable in
+    // The task starts on a thread of its own, not on the cooperative pool: other tests may hold
+    // every pool thread (2 on this machine) in blocking waits, which would starve it.
+    Task.detached(executorPreference: ThreadPerJobExecutor()) { @Sendable in
       let onLoop = await controller.resize(to: Size(width: 3, height: 2))
       result.withLock { $0 = onLoop }
       loop.wakeUp()  // the task resumed off the loop: tell the loop to look at the condition again
@@ -210,5 +212,14 @@ actor LayerController {
     #expect(result.withLock { $0 } == true)
     #expect(layer.size == Size(width: 3, height: 2))
     #expect(layer.statistics.displays == 1)  // the resize was displayed at the end of that turn
+  }
+}
+
+/// Runs each job on a new thread: a task executor independent of the cooperative pool.
+final class ThreadPerJobExecutor: TaskExecutor {
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    Thread { job.runSynchronously(on: executor) }.start()
   }
 }
