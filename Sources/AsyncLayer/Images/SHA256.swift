@@ -1,9 +1,16 @@
-/// SHA-256 (FIPS 180-4), used to name disk-cache files after the whole URL without collisions.
+import Foundation
+
+/// SHA-256 (FIPS 180-4): the names of disk-cache files (after the whole URL, without collisions)
+/// and the checksums of `layerbench batch`'s PNG files.
 ///
-/// Not a security boundary here, only a collision-free name; it is implemented in Swift to avoid a
-/// crypto dependency for one hash of a short string.
-struct SHA256 {
-  private static let roundConstants: [UInt32] = [
+/// Not a security boundary, only collision-free names and integrity checks; written in Swift to
+/// avoid a crypto dependency. It hashes the bytes in place, block by block.
+///
+/// ```swift
+/// SHA256.hex(Data("abc".utf8))   // "ba7816bf…"
+/// ```
+package enum SHA256 {
+  private static let k: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
     0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
     0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
@@ -14,56 +21,72 @@ struct SHA256 {
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
 
-  /// The 32-byte digest of `message`.
-  static func hash<Bytes: Sequence<UInt8>>(_ message: Bytes) -> [UInt8] {
-    var state: [UInt32] = [
-      0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    var padded = Array(message)
-    let bitLength = UInt64(padded.count) &* 8
-    padded.append(0x80)
-    while padded.count % 64 != 56 { padded.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
-
-    var schedule = [UInt32](repeating: 0, count: 64)
-    for blockStart in stride(from: 0, to: padded.count, by: 64) {
-      for index in 0..<16 {
-        let offset = blockStart + index * 4
-        schedule[index] =
-          UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-          | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
+  /// The digest as 64 lowercase hex digits.
+  package static func hex(_ data: Data) -> String {
+    var hash: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+      0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
+    var w = [UInt32](repeating: 0, count: 64)
+    w.withUnsafeMutableBufferPointer { w in
+      data.withUnsafeBytes { bytes in
+        let whole = bytes.count / 64 * 64
+        for block in stride(from: 0, to: whole, by: 64) {
+          compress(UnsafeRawBufferPointer(rebasing: bytes[block..<block + 64]), into: &hash, w)
+        }
+        // The tail, 0x80, zeros and the bit length, in one or two blocks.
+        var tail = [UInt8](bytes[whole...])
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        let bitLength = UInt64(bytes.count) &* 8
+        for shift in stride(from: 56, through: 0, by: -8) {
+          tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
+        tail.withUnsafeBytes { tail in
+          for block in stride(from: 0, to: tail.count, by: 64) {
+            compress(UnsafeRawBufferPointer(rebasing: tail[block..<block + 64]), into: &hash, w)
+          }
+        }
       }
-      for index in 16..<64 {
-        let s0 =
-          schedule[index - 15].rotatedRight(7) ^ schedule[index - 15].rotatedRight(18) ^ (schedule[index - 15] >> 3)
-        let s1 =
-          schedule[index - 2].rotatedRight(17) ^ schedule[index - 2].rotatedRight(19) ^ (schedule[index - 2] >> 10)
-        schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-      }
-      var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-      for index in 0..<64 {
-        let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-        let choice = (e & f) ^ (~e & g)
-        let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-        let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-        let majority = (a & b) ^ (a & c) ^ (b & c)
-        let temp2 = sum0 &+ majority
-        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-      }
-      for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
     }
-    return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
+    let words = [hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7]
+    let digits = Array("0123456789abcdef".utf8)
+    var text = [UInt8]()
+    text.reserveCapacity(64)
+    for word in words {
+      for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int((word >> UInt32(shift)) & 0xf)]) }
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 
-  /// The digest of `message`'s UTF-8 bytes as 64 lowercase hexadecimal digits.
-  static func hexDigest(_ message: String) -> String {
-    hash(message.utf8).map { byte in
-      let digits = String(byte, radix: 16)
-      return digits.count == 1 ? "0" + digits : digits
-    }.joined()
+  private static func compress(
+    _ block: UnsafeRawBufferPointer, into hash: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+    _ w: UnsafeMutableBufferPointer<UInt32>
+  ) {
+    for i in 0..<16 {
+      let j = i * 4
+      w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+    }
+    for i in 16..<64 {
+      let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+      let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+      w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+    }
+    var (a, b, c, d, e, f, g, h) = hash
+    k.withUnsafeBufferPointer { k in
+      for i in 0..<64 {
+        let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+        let choice = (e & f) ^ (~e & g)
+        let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+        let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+        let majority = (a & b) ^ (a & c) ^ (b & c)
+        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
+      }
+    }
+    hash = (hash.0 &+ a, hash.1 &+ b, hash.2 &+ c, hash.3 &+ d, hash.4 &+ e, hash.5 &+ f, hash.6 &+ g, hash.7 &+ h)
   }
-}
 
-extension UInt32 {
-  fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 - count)) }
+  @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+
+  /// The digest of `message`'s UTF-8 bytes as 64 lowercase hex digits.
+  static func hexDigest(_ message: String) -> String { hex(Data(message.utf8)) }
 }

@@ -267,7 +267,7 @@ final class BatchEngine: Sendable {
       record.error = "line is longer than \(configuration.maxLineBytes) bytes"
       return (record, false)
     }
-    record.input = String(SHA256Digest.hex(job.bytes + fingerprint).prefix(16))
+    record.input = String(SHA256.hex(job.bytes + fingerprint).prefix(16))
     do {
       let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
       record.id = spec.id
@@ -286,7 +286,7 @@ final class BatchEngine: Sendable {
       record.lines = rendered.lineCount
       record.unknownGlyphs = rendered.unknownGlyphCount
       record.bytes = png.count
-      record.sha256 = SHA256Digest.hex(png)
+      record.sha256 = SHA256.hex(png)
     } catch let error as TileSpecError {
       record.id = error.id
       record.error = error.description
@@ -302,7 +302,7 @@ final class BatchEngine: Sendable {
     guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
       let data = FileManager.default.contents(atPath: path), data.count == previous.bytes
     else { return false }
-    return SHA256Digest.hex(data) == previous.sha256
+    return SHA256.hex(data) == previous.sha256
   }
 
   /// Appends records to the manifest in input order, as soon as every earlier one is there.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncLayer
 import Foundation
 
 /// `layerbench batch merge DIR`: checks the shards' manifest parts and joins them.
@@ -132,7 +133,7 @@ struct BatchMerger {
             problem("\(file) (line \(record.line)) is missing")
             continue
           }
-          if data.count != record.bytes || SHA256Digest.hex(data) != sha {
+          if data.count != record.bytes || SHA256.hex(data) != sha {
             problem("\(file) (line \(record.line)) does not match its checksum")
           }
         } else if !BatchFiles.exists(path) {
