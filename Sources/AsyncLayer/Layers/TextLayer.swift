@@ -53,7 +53,7 @@ open class TextLayer: AsyncLayer {
       try context.checkCancellation()
       let lineCount = layout.lines.count
       let drawn = context.withSavedState {
-        context.clip(to: Rect(x: 0, y: 0, width: size.width, height: size.height))
+        context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: size.width, height: size.height))
         return context.draw(layout, at: Point(x: padding.left, y: padding.top))
       }
       report?(TextDrawReport(lineCount: lineCount, linesDrawn: drawn))

@@ -5,10 +5,23 @@ struct GlyphInfo {
   /// The glyph's ink box in device space relative to its origin, in 24.8 fixed point, as cairo's
   /// `scaled_glyph->bbox`.
   var box: (x1: Int32, y1: Int32, x2: Int32, y2: Int32)
-  /// True when cairo draws the glyph in its own colours (emoji): left to cairo.
-  var isColor: Bool
-  /// The glyph's image in the pixman cache; nil for a glyph without ink (a space) or in colour.
+  /// The glyph's alpha image in the pixman cache; nil for a glyph without ink (a space) or in colour.
   var image: UnsafeRawPointer?
+  /// A glyph cairo draws in its own colours (emoji), painted as an image rather than through the
+  /// source colour.
+  var color: ColorGlyph?
+}
+
+/// A colour glyph's premultiplied ARGB image, as cairo paints it: `composite_one_color_glyph` puts
+/// the glyph's colour surface at the rounded glyph position, with the OVER operator, inside the clip.
+struct ColorGlyph {
+  /// A pixman image owned by the compositor (``GlyphCompositor/colorImages``).
+  var image: OpaquePointer
+  /// The image's top-left corner relative to the glyph's rounded position, in device pixels.
+  var offsetX: Int32
+  var offsetY: Int32
+  var width: Int32
+  var height: Int32
 }
 
 /// The glyphs one thread has seen of one scaled font, in pages of 128 by glyph index, so a lookup
@@ -16,6 +29,9 @@ struct GlyphInfo {
 /// be reused by another font while glyphs are cached under it.
 final class FontGlyphs {
   let font: OpaquePointer
+  /// Whether the font's face has colour glyphs (FreeType's FT_FACE_FLAG_COLOR); read on the first
+  /// glyph rendered, under ``FontCacheLock``.
+  var hasColorGlyphs: Bool?
   private var pages: [ContiguousArray<GlyphInfo?>?] = []
 
   init(retaining font: OpaquePointer) {
@@ -53,8 +69,14 @@ extension GlyphCompositor {
   /// (cairo failed, or the cache is full until the next layout starts it again).
   func info(_ glyphs: FontGlyphs, index: UInt32) -> GlyphInfo? {
     if let known = glyphs[index] { return known }
-    guard glyphCount < Self.glyphLimit, var rendered = render(font: glyphs.font, index: index) else { return nil }
-    if let image = rendered.image {
+    guard glyphCount < Self.glyphLimit, colorBytes < Self.colorByteLimit,
+      var rendered = render(glyphs, index: index)
+    else { return nil }
+    if let color = rendered.color {
+      rendered.info.color = insert(color)
+      guard rendered.info.color != nil else { return nil }
+      glyphCount += 1
+    } else if let image = rendered.image {
       rendered.info.image = insert(image, font: glyphs.font, index: index)
       guard rendered.info.image != nil else { return nil }
       glyphCount += 1
@@ -79,18 +101,43 @@ extension GlyphCompositor {
     }
   }
 
+  /// Copies a colour glyph into a pixman image the compositor owns until ``reset()``.
+  private func insert(_ color: RenderedGlyph.ColorImage) -> ColorGlyph? {
+    guard let image = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(color.width), Int32(color.height), nil, 0),
+      let bits = pixman_image_get_data(image)
+    else { return nil }
+    let stride = Int(pixman_image_get_stride(image)) / 4
+    for row in 0..<color.height {
+      for column in 0..<color.width {
+        bits[row * stride + column] = color.pixels[row * color.width + column]
+      }
+    }
+    colorImages.append(image)
+    colorBytes += color.width * color.height * 4
+    return ColorGlyph(
+      image: image, offsetX: Int32(-color.originX), offsetY: Int32(-color.originY), width: Int32(color.width),
+      height: Int32(color.height))
+  }
+
   /// Starts the caches again and lets go of the fonts. Only between layouts: planned runs point
   /// into the cache.
   func reset() {
     pixman_glyph_cache_destroy(cache)
     cache = pixman_glyph_cache_create()
+    releaseColorImages()
     fonts.removeAll(keepingCapacity: true)
     glyphCount = 0
   }
+
+  func releaseColorImages() {
+    for image in colorImages { pixman_image_unref(image) }
+    colorImages.removeAll(keepingCapacity: true)
+    colorBytes = 0
+  }
 }
 
-/// One glyph drawn by cairo on its own, at an integer device position, in red: the alpha is the
-/// mask cairo composites, and any other colour means a colour glyph.
+/// One glyph drawn by cairo on its own, at an integer device position: in red, the alpha is the
+/// mask cairo composites; a colour glyph comes out in its own colours whatever the source.
 struct RenderedGlyph {
   struct Image {
     var alpha: [UInt8]
@@ -102,22 +149,84 @@ struct RenderedGlyph {
     var originY: Int
   }
 
+  /// A colour glyph's pixels, premultiplied ARGB, cropped to its ink.
+  struct ColorImage {
+    var pixels: [UInt32]
+    var width: Int
+    var height: Int
+    var originX: Int
+    var originY: Int
+  }
+
   var info: GlyphInfo
   var image: Image?
+  var color: ColorImage?
 }
 
 extension GlyphCompositor {
   /// Renders one glyph through cairo, under ``FontCacheLock``: it fills cairo's glyph cache.
-  func render(font: OpaquePointer, index: UInt32) -> RenderedGlyph? {
-    FontCacheLock.withLock { renderUnlocked(font: font, index: index) }
+  func render(_ glyphs: FontGlyphs, index: UInt32) -> RenderedGlyph? {
+    FontCacheLock.withLock {
+      if glyphs.hasColorGlyphs == nil { glyphs.hasColorGlyphs = Self.faceHasColorGlyphs(glyphs.font) }
+      return renderUnlocked(font: glyphs.font, index: index, fontHasColor: glyphs.hasColorGlyphs ?? true)
+    }
   }
 
-  private func renderUnlocked(font: OpaquePointer, index: UInt32) -> RenderedGlyph? {
+  /// FreeType's colour flag of the font's face (colour bitmaps or layers): only such faces can
+  /// have glyphs cairo paints in their own colours.
+  private static func faceHasColorGlyphs(_ font: OpaquePointer) -> Bool {
+    guard let face = cairo_ft_scaled_font_lock_face(font) else { return true }  // unknown: check each glyph
+    defer { cairo_ft_scaled_font_unlock_face(font) }
+    return face.pointee.face_flags & FT_Long(FT_FACE_FLAG_COLOR) != 0
+  }
+
+  /// One probe drawing of a glyph: an ARGB image with the glyph origin at an integer position.
+  private struct Probe {
+    let surface: CairoSurface
+    let width: Int
+    let height: Int
+    var stride: Int { Int(cairo_image_surface_get_stride(surface.raw)) }
+    var pixels: UnsafeMutablePointer<UInt8>? { cairo_image_surface_get_data(surface.raw) }
+
+    func row(_ y: Int) -> UnsafeBufferPointer<UInt32>? {
+      guard let pixels else { return nil }
+      return UnsafeBufferPointer(
+        start: UnsafeRawPointer(pixels + y * stride).assumingMemoryBound(to: UInt32.self), count: width)
+    }
+
+    func samePixels(as other: Probe) -> Bool {
+      (0..<height).allSatisfy { y in
+        guard let a = row(y), let b = other.row(y) else { return false }
+        return a.elementsEqual(b)
+      }
+    }
+  }
+
+  private func probe(
+    font: OpaquePointer, index: UInt32, ctm: cairo_matrix_t, left: Int, top: Int, width: Int, height: Int,
+    red: Double, blue: Double
+  ) -> Probe? {
+    guard let surface = try? CairoSurface.image(pixelWidth: width, pixelHeight: height) else { return nil }
+    let cr = cairo_create(surface.raw)!
+    var matrix = ctm
+    cairo_set_matrix(cr, &matrix)
+    cairo_set_scaled_font(cr, font)
+    cairo_set_source_rgb(cr, red, 0, blue)
+    var glyph = cairo_glyph_t(index: UInt(index), x: Double(-left) / ctm.xx, y: Double(-top) / ctm.yy)
+    cairo_show_glyphs(cr, &glyph, 1)
+    let status = cairo_status(cr)
+    cairo_destroy(cr)
+    guard status == CAIRO_STATUS_SUCCESS else { return nil }
+    cairo_surface_flush(surface.raw)
+    return Probe(surface: surface, width: width, height: height)
+  }
+
+  private func renderUnlocked(font: OpaquePointer, index: UInt32, fontHasColor: Bool) -> RenderedGlyph? {
     var ctm = cairo_matrix_t()
     cairo_scaled_font_get_ctm(font, &ctm)
-    var probe = cairo_glyph_t(index: UInt(index), x: 0, y: 0)
+    var probeGlyph = cairo_glyph_t(index: UInt(index), x: 0, y: 0)
     var extents = cairo_text_extents_t()
-    cairo_scaled_font_glyph_extents(font, &probe, 1, &extents)
+    cairo_scaled_font_glyph_extents(font, &probeGlyph, 1, &extents)
     guard cairo_scaled_font_status(font) == CAIRO_STATUS_SUCCESS else { return nil }
     // cairo keeps the box in device space (font space × scale); user space × ctm is the same box.
     let xs = [extents.x_bearing * ctm.xx, (extents.x_bearing + extents.width) * ctm.xx]
@@ -126,54 +235,60 @@ extension GlyphCompositor {
       x1: Int32(Self.fixed(xs.min()!)), y1: Int32(Self.fixed(ys.min()!)),
       x2: Int32(Self.fixed(xs.max()!)), y2: Int32(Self.fixed(ys.max()!))
     )
-    var info = GlyphInfo(box: box, isColor: false, image: nil)
-    guard extents.width > 0, extents.height > 0 else { return RenderedGlyph(info: info, image: nil) }
+    var info = GlyphInfo(box: box, image: nil, color: nil)
+    guard extents.width > 0, extents.height > 0 else { return RenderedGlyph(info: info, image: nil, color: nil) }
 
     // Two pixels of margin around the rounded-out box: hinting may move ink past the metrics.
     let left = Int((xs.min()!).rounded(.down)) - 2, top = Int((ys.min()!).rounded(.down)) - 2
     let width = Int((xs.max()!).rounded(.up)) + 2 - left, height = Int((ys.max()!).rounded(.up)) + 2 - top
     guard width > 0, height > 0, width < 16_384, height < 16_384,
-      let surface = try? CairoSurface.image(pixelWidth: width, pixelHeight: height)
+      let red = probe(
+        font: font, index: index, ctm: ctm, left: left, top: top, width: width, height: height, red: 1, blue: 0)
     else { return nil }
-    let cr = cairo_create(surface.raw)!
-    cairo_set_matrix(cr, &ctm)
-    cairo_set_scaled_font(cr, font)
-    cairo_set_source_rgb(cr, 1, 0, 0)
-    var glyph = cairo_glyph_t(index: UInt(index), x: Double(-left) / ctm.xx, y: Double(-top) / ctm.yy)
-    cairo_show_glyphs(cr, &glyph, 1)
-    let status = cairo_status(cr)
-    cairo_destroy(cr)
-    guard status == CAIRO_STATUS_SUCCESS else { return nil }
-    cairo_surface_flush(surface.raw)
 
-    let stride = Int(cairo_image_surface_get_stride(surface.raw))
-    guard let data = cairo_image_surface_get_data(surface.raw) else { return nil }
     var ink = (x1: width, y1: height, x2: 0, y2: 0)
-    for row in 0..<height {
-      let pixels = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
-      for column in 0..<width {
-        let pixel = pixels[column]
-        if pixel == 0 { continue }
+    var alphaOnly = true
+    for y in 0..<height {
+      guard let pixels = red.row(y) else { return nil }
+      for (x, pixel) in pixels.enumerated() where pixel != 0 {
         // Premultiplied red is (a, a, 0, 0); anything else was drawn in the glyph's own colours.
-        if (pixel >> 16) & 0xff != pixel >> 24 || pixel & 0xffff != 0 { info.isColor = true }
-        ink = (min(ink.x1, column), min(ink.y1, row), max(ink.x2, column + 1), max(ink.y2, row + 1))
+        if (pixel >> 16) & 0xff != pixel >> 24 || pixel & 0xffff != 0 { alphaOnly = false }
+        ink = (min(ink.x1, x), min(ink.y1, y), max(ink.x2, x + 1), max(ink.y2, y + 1))
       }
     }
-    guard ink.x2 > ink.x1 else { return RenderedGlyph(info: info, image: nil) }
-    if info.isColor { return RenderedGlyph(info: info, image: nil) }
-
+    guard ink.x2 > ink.x1 else { return RenderedGlyph(info: info, image: nil, color: nil) }
     let inkWidth = ink.x2 - ink.x1, inkHeight = ink.y2 - ink.y1
+    let originX = -left - ink.x1, originY = -top - ink.y1
+
+    if fontHasColor || !alphaOnly {
+      // A colour glyph ignores the source: drawn again in blue, it comes out the same. (A glyph
+      // that happens to be pure red passes this test too, which the pixel check alone would miss.)
+      guard
+        let blue = probe(
+          font: font, index: index, ctm: ctm, left: left, top: top, width: width, height: height, red: 0, blue: 1)
+      else { return nil }
+      if blue.samePixels(as: red) {
+        var pixels = [UInt32]()
+        pixels.reserveCapacity(inkWidth * inkHeight)
+        for y in ink.y1..<ink.y2 { pixels.append(contentsOf: red.row(y)![ink.x1..<ink.x2]) }
+        let color = RenderedGlyph.ColorImage(
+          pixels: pixels, width: inkWidth, height: inkHeight, originX: originX, originY: originY)
+        info.image = nil
+        return RenderedGlyph(info: info, image: nil, color: color)
+      }
+      guard alphaOnly else { return nil }  // neither a mask nor a colour image: left to cairo
+    }
+
     let alphaStride = (inkWidth + 3) & ~3
     var alpha = [UInt8](repeating: 0, count: alphaStride * inkHeight)
     for row in 0..<inkHeight {
-      let pixels = UnsafeRawPointer(data + (row + ink.y1) * stride).assumingMemoryBound(to: UInt32.self)
+      let pixels = red.row(row + ink.y1)!
       for column in 0..<inkWidth {
         alpha[row * alphaStride + column] = UInt8(pixels[column + ink.x1] >> 24)
       }
     }
     let image = RenderedGlyph.Image(
-      alpha: alpha, width: inkWidth, height: inkHeight, stride: alphaStride,
-      originX: -left - ink.x1, originY: -top - ink.y1)
-    return RenderedGlyph(info: info, image: image)
+      alpha: alpha, width: inkWidth, height: inkHeight, stride: alphaStride, originX: originX, originY: originY)
+    return RenderedGlyph(info: info, image: image, color: nil)
   }
 }

@@ -10,10 +10,13 @@ internal import CCairo
 /// through a mask — with a pixman glyph cache per thread, so threads share nothing. Pixels come out
 /// identical to cairo's (the tests compare them).
 ///
+/// Colour glyphs (emoji) are painted as cairo paints them (`composite_one_color_glyph`): their
+/// colour image at the rounded glyph position, OVER, inside the clip, before the run's other glyphs.
+///
 /// It takes the common case: an image target, a solid colour with the OVER operator, a
-/// scale-and-translate transform matching the fonts, a pixel-aligned clip, runs without colour,
-/// underline or rise attributes, and fonts without colour glyphs. Anything else is declined before
-/// drawing anything, and the caller draws through cairo.
+/// scale-and-translate transform matching the fonts, a pixel-aligned clip, and runs without colour,
+/// underline or rise attributes. Anything else is declined before drawing anything, and the caller
+/// draws through cairo.
 final class GlyphCompositor {
   /// The glyph images. pixman evicts from a cache past 16 384 glyphs; this one is started again
   /// below that (``glyphLimit``), so the glyph pointers kept in ``fonts`` stay valid.
@@ -22,6 +25,9 @@ final class GlyphCompositor {
   /// and the image in `cache`.
   var fonts: [UInt: FontGlyphs] = [:]
   var glyphCount = 0
+  /// The colour glyphs' images (pixman, owned here until ``reset()``) and their size in bytes.
+  var colorImages: [OpaquePointer] = []
+  var colorBytes = 0
 
   /// Layouts drawn here, and layouts declined (drawn by cairo instead); for tests and statistics.
   private(set) var layoutsComposited = 0
@@ -34,6 +40,11 @@ final class GlyphCompositor {
   static let maximumFonts = 128
   static let maximumGlyphs = 8_192
   static let glyphLimit = 16_000
+  /// Colour glyph images are large (a 36 pt emoji at scale 3 is ~90 KB): past `colorResetBytes`
+  /// the caches start again before the next layout; a layout needing more than `colorByteLimit`
+  /// is left to cairo.
+  static let colorResetBytes = 16 << 20
+  static let colorByteLimit = 48 << 20
 
   init() {
     cache = pixman_glyph_cache_create()
@@ -41,6 +52,7 @@ final class GlyphCompositor {
 
   deinit {
     pixman_glyph_cache_destroy(cache)
+    releaseColorImages()
   }
 
   /// Draws `lines` of `layout` (each at its origin in user space) into `cr` with the source colour
@@ -53,7 +65,9 @@ final class GlyphCompositor {
       layoutsDeclined += 1
       return nil
     }
-    if fonts.count >= Self.maximumFonts || glyphCount >= Self.maximumGlyphs { reset() }
+    if fonts.count >= Self.maximumFonts || glyphCount >= Self.maximumGlyphs || colorBytes >= Self.colorResetBytes {
+      reset()
+    }
     pixman_glyph_cache_freeze(cache)
     defer { pixman_glyph_cache_thaw(cache) }
     var planned: [[PlannedRun]] = []
@@ -74,7 +88,7 @@ final class GlyphCompositor {
       var drawn = 0
       for runs in planned {
         if isCancelled() { break }
-        for run in runs { composite(run, source: source, destination: destination) }
+        for run in runs { composite(run, source: source, destination: destination, clip: target.bounds) }
         drawn += 1
       }
       return drawn
@@ -95,9 +109,14 @@ final class GlyphCompositor {
   /// One run's glyphs in device pixels, and whether cairo would composite it through a mask.
   private struct PlannedRun {
     var glyphs: [pixman_glyph_t]
+    /// Colour glyphs: painted first, in order, as `composite_color_glyphs` does.
+    var colorGlyphs: [(glyph: ColorGlyph, x: Int32, y: Int32)] = []
     var usesMask: Bool
-    /// The run's glyph boxes rounded out to pixels: the area of the mask when there is one.
+    /// The run's glyph boxes rounded out to pixels, cut to the clip: the area of the mask when
+    /// there is one.
     var bounds = pixman_box32_t()
+    /// True when the boxes reach outside the clip: cairo then clips the destination to `bounds`.
+    var isClipped = false
   }
 
   /// The positions pango's cairo renderer gives each glyph of the line, mapped to device pixels as
@@ -126,7 +145,7 @@ final class GlyphCompositor {
         return nil
       }
       planned.glyphs.removeAll { $0.glyph == nil }  // blank glyphs count for the overlap test only
-      if !planned.glyphs.isEmpty { runs.append(planned) }
+      if !planned.glyphs.isEmpty || !planned.colorGlyphs.isEmpty { runs.append(planned) }
       xOffset += width + run.end_x_offset
     }
     return runs
@@ -138,8 +157,9 @@ final class GlyphCompositor {
     var result = PlannedRun(glyphs: [], usesMask: false)
     var scale = cairo_matrix_t()
     cairo_scaled_font_get_scale_matrix(font, &scale)
-    guard scale.xy == 0, scale.yx == 0 else { return nil }
-    let fontScale = max(abs(scale.xx), abs(scale.yy))  // _cairo_scaled_font_get_max_scale
+    // A sheared scale is a synthetic italic: it changes the glyph images and boxes, which cairo
+    // renders, and not where glyphs go (the context's transform, checked to be a scale).
+    let fontScale = max(abs(scale.xx) + abs(scale.xy), abs(scale.yx) + abs(scale.yy))  // max_scale
     let fontGlyphs = glyphs(of: font)
     result.glyphs.reserveCapacity(Int(string.num_glyphs))
     // _cairo_scaled_font_glyph_device_extents: overlap means a glyph's box meets the box of all
@@ -161,11 +181,16 @@ final class GlyphCompositor {
       let deviceX = target.ctm.xx * userX + target.ctm.x0
       let deviceY = target.ctm.yy * userY + target.ctm.y0
       guard target.keeps(deviceX, deviceY, fontScale: fontScale) else { return nil }
-      guard let glyph = info(fontGlyphs, index: pangoGlyph.glyph), !glyph.isColor else { return nil }
+      guard let glyph = info(fontGlyphs, index: pangoGlyph.glyph) else { return nil }
 
       // Image surfaces turn cairo's round_glyph_positions on, so the boxes sit on rounded positions
       // (_cairo_lround, half up), where composite_glyphs also puts the glyph images.
       let pixelX = Int32((deviceX + 0.5).rounded(.down)), pixelY = Int32((deviceY + 0.5).rounded(.down))
+      if let color = glyph.color {
+        // cairo takes colour glyphs out of the run before it looks at overlaps and extents.
+        result.colorGlyphs.append((color, pixelX &+ color.offsetX, pixelY &+ color.offsetY))
+        continue
+      }
       let fixedX = pixelX << 8, fixedY = pixelY << 8
       let x1 = fixedX &+ glyph.box.x1, x2 = fixedX &+ glyph.box.x2
       let y1 = fixedY &+ glyph.box.y1, y2 = fixedY &+ glyph.box.y2
@@ -176,12 +201,21 @@ final class GlyphCompositor {
 
       result.glyphs.append(pixman_glyph_t(x: pixelX, y: pixelY, glyph: glyph.image))  // nil: no ink, removed later
     }
-    // _cairo_box_round_to_rectangle. cairo only sets a clip for the run when this box reaches
-    // outside the clip; the compositor takes only runs inside it, where nothing is clipped.
+    // _cairo_box_round_to_rectangle. Inside the clip, cairo draws the run unclipped (ink that
+    // hinting puts past the box included). When the box reaches outside (need_bounded_clip),
+    // it clips the destination to the box cut to the clip, and skips a run with nothing inside.
     if box.x1 < box.x2 {
-      result.bounds = pixman_box32_t(
+      let rounded = pixman_box32_t(
         x1: box.x1 >> 8, y1: box.y1 >> 8, x2: (box.x2 + 255) >> 8, y2: (box.y2 + 255) >> 8)
-      guard target.encloses(result.bounds) else { return nil }
+      if target.encloses(rounded) {
+        result.bounds = rounded
+      } else {
+        result.isClipped = true
+        result.bounds = pixman_box32_t(
+          x1: max(rounded.x1, target.bounds.x1), y1: max(rounded.y1, target.bounds.y1),
+          x2: min(rounded.x2, target.bounds.x2), y2: min(rounded.y2, target.bounds.y2))
+        if result.bounds.x1 >= result.bounds.x2 || result.bounds.y1 >= result.bounds.y2 { result.glyphs = [] }
+      }
     }
     return result
   }
@@ -215,7 +249,24 @@ final class GlyphCompositor {
 
   // MARK: Compositing
 
-  private func composite(_ run: PlannedRun, source: OpaquePointer, destination: OpaquePointer) {
+  private func composite(_ run: PlannedRun, source: OpaquePointer, destination: OpaquePointer, clip: pixman_box32_t) {
+    for (color, x, y) in run.colorGlyphs {
+      // cairo paints the colour image through the clip: only the part inside it.
+      let x1 = max(x, clip.x1), y1 = max(y, clip.y1)
+      let x2 = min(x &+ color.width, clip.x2), y2 = min(y &+ color.height, clip.y2)
+      guard x1 < x2, y1 < y2 else { continue }
+      pixman_image_composite32(
+        PIXMAN_OP_OVER, color.image, nil, destination, x1 - x, y1 - y, 0, 0, x1, y1, x2 - x1, y2 - y1)
+    }
+    guard !run.glyphs.isEmpty else { return }
+    if run.isClipped {
+      var region = pixman_region32_t()
+      let area = run.bounds
+      pixman_region32_init_rect(&region, area.x1, area.y1, UInt32(area.x2 - area.x1), UInt32(area.y2 - area.y1))
+      pixman_image_set_clip_region32(destination, &region)
+      pixman_region32_fini(&region)
+    }
+    defer { if run.isClipped { pixman_image_set_clip_region32(destination, nil) } }
     var glyphs = run.glyphs
     let count = Int32(glyphs.count)
     glyphs.withUnsafeMutableBufferPointer { buffer in

@@ -70,7 +70,7 @@ public struct TextTile: Sendable, Hashable {
     var linesDrawn = 0
     let image = try renderer.render(isCancelled: isCancelled) { context in
       if let background { context.clear(to: background) }
-      context.clip(to: Rect(x: 0, y: 0, width: width, height: tileHeight))
+      context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: width, height: tileHeight))
       context.glyphCompositing = glyphCompositing
       linesDrawn = context.draw(layout, at: Point(x: padding.left, y: padding.top))
     }
