@@ -177,6 +177,12 @@ struct ThroughputCommand: ParsableCommand {
 
   /// Wall seconds for `workers` threads each rendering (and encoding) `tiles` tiles.
   private func measure(_ source: TileSource, workers: Int, png: PNGMode) -> Double {
+    timedRun(source, workers: workers, png: png).seconds
+  }
+
+  /// A timed run: its wall seconds, and how often the font-cache lock was taken while it ran
+  /// (warm-up excluded).
+  private func timedRun(_ source: TileSource, workers: Int, png: PNGMode) -> (seconds: Double, locks: Int) {
     let tilesPerWorker = tiles
     let encoder = PNGEncoder()
     let work: @Sendable (Int) -> Void = { worker in
@@ -206,10 +212,11 @@ struct ThroughputCommand: ParsableCommand {
       thread.start()
     }
     for _ in 0..<workers { ready.wait() }
+    let locksBefore = FontCacheLock.acquisitions
     let start = ContinuousClock.now
     for _ in 0..<workers { go.signal() }
     for _ in 0..<workers { done.wait() }
-    return (ContinuousClock.now - start) / .seconds(1)
+    return ((ContinuousClock.now - start) / .seconds(1), FontCacheLock.acquisitions - locksBefore)
   }
 
   struct SweepRow: Codable {
@@ -236,9 +243,13 @@ struct ThroughputCommand: ParsableCommand {
     var render = [[Double]](repeating: [], count: maxWorkers + 1)
     var viaCairo = render, withPNG = render
     var cairoPNGMs: [Double] = [], fastPNGMs: [Double] = []
+    var lockTaken = 0, lockTiles = 0  // over the timed render runs (the library's glyph path)
     for _ in 0..<repetitions {
       for count in 1...maxWorkers {
-        render[count].append(Double(tiles * count) / measure(source, workers: count, png: .none))
+        let run = timedRun(source, workers: count, png: .none)
+        render[count].append(Double(tiles * count) / run.seconds)
+        lockTaken += run.locks
+        lockTiles += tiles * count
         progress()
         viaCairo[count].append(Double(tiles * count) / measure(cairoGlyphs, workers: count, png: .none))
         progress()
@@ -287,6 +298,11 @@ struct ThroughputCommand: ParsableCommand {
           + "scales 1–3, 9 scripts), \(tiles) tiles per worker, median of \(repetitions) runs; pixels on "
           + "\(maxWorkers) workers equal to one thread alone: \(verified)\n")
     }
+    print(
+      "Font-cache lock (cache misses; cairo's own glyph path): taken \(lockTaken) times in the \(lockTiles) "
+        + String(
+          format: "timed render tiles (after each worker's warm-up): %.2f per 1,000 tiles\n",
+          Double(lockTaken) * 1000 / Double(max(1, lockTiles))))
     var table = TextTable(headers: [
       "workers", "render tiles/s", "× 1 worker", "cairo glyphs tiles/s", "× 1 worker", "render+PNG tiles/s",
       "× 1 worker", "C tiles/s", "× 1 thread",

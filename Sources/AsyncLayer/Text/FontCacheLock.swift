@@ -1,4 +1,5 @@
 internal import CCairo
+import Synchronization
 
 /// One process-wide, per-thread reentrant lock around the moments when Pango or cairo fill a
 /// cache that every thread shares, so that text can be drawn on any number of threads at once.
@@ -25,14 +26,19 @@ internal import CCairo
 /// The lock is reentrant on one thread (Pango's metrics computation lays out a sample text, which
 /// asks for glyph extents), and it is one lock rather than two so that no two locks can be taken
 /// in opposite orders.
-enum FontCacheLock {
+package enum FontCacheLock {
   // Guards no value: it orders the callers' time inside Pango and cairo.
   private static let lock = Mutex(())
+  private static let acquisitionCount = Atomic<Int>(0)
+
+  /// Times the lock was taken (nested calls not counted), for benchmarks to show how rare it is.
+  package static var acquisitions: Int { acquisitionCount.load(ordering: .relaxed) }
 
   /// Runs `body` holding the lock; a nested call on the same thread runs it directly.
   static func withLock<Value, Failure: Error>(_ body: () throws(Failure) -> Value) throws(Failure) -> Value {
     let state = PangoThreadState.current
     if state.fontCacheLockDepth > 0 { return try body() }
+    acquisitionCount.add(1, ordering: .relaxed)
     let outcome = lock.withLock { _ in
       state.fontCacheLockDepth += 1
       defer { state.fontCacheLockDepth -= 1 }

@@ -69,7 +69,7 @@ extension GlyphCompositor {
   /// (cairo failed, or the cache is full until the next layout starts it again).
   func info(_ glyphs: FontGlyphs, index: UInt32) -> GlyphInfo? {
     if let known = glyphs[index] { return known }
-    guard glyphCount < Self.glyphLimit, colorBytes < Self.colorByteLimit,
+    guard glyphCount < Self.glyphLimit, colorBytes + alphaBytes < Self.imageByteLimit,
       var rendered = render(glyphs, index: index)
     else { return nil }
     if let color = rendered.color {
@@ -80,6 +80,7 @@ extension GlyphCompositor {
       rendered.info.image = insert(image, font: glyphs.font, index: index)
       guard rendered.info.image != nil else { return nil }
       glyphCount += 1
+      alphaBytes += image.stride * image.height
     }
     glyphs[index] = rendered.info
     return rendered.info
@@ -127,6 +128,7 @@ extension GlyphCompositor {
     releaseColorImages()
     fonts.removeAll(keepingCapacity: true)
     glyphCount = 0
+    alphaBytes = 0
   }
 
   func releaseColorImages() {

@@ -28,6 +28,8 @@ final class GlyphCompositor {
   /// The colour glyphs' images (pixman, owned here until ``reset()``) and their size in bytes.
   var colorImages: [OpaquePointer] = []
   var colorBytes = 0
+  /// Bytes of the alpha glyph images in `cache`.
+  var alphaBytes = 0
 
   /// Layouts drawn here, and layouts declined (drawn by cairo instead); for tests and statistics.
   private(set) var layoutsComposited = 0
@@ -36,15 +38,17 @@ final class GlyphCompositor {
   private(set) var runsMasked = 0
 
   /// Past these sizes the caches start again before the next layout, so a thread that sees many
-  /// fonts stays bounded; a layout that would pass `glyphLimit` on its own is left to cairo.
-  static let maximumFonts = 128
-  static let maximumGlyphs = 8_192
+  /// fonts stays bounded; a layout that would pass `glyphLimit` or `imageByteLimit` on its own is
+  /// left to cairo. A starting cache re-renders its glyphs under ``FontCacheLock``, so the limits
+  /// hold a varied feed's working set: 240 tiles of the mixed workload (9 families, every weight,
+  /// sizes 9–36, scales 1–3, 9 scripts) use 508 scaled fonts, 5 764 glyphs and 6.4 MB of images
+  /// on one thread. With room for 128 fonts it started again every few tiles and took the lock
+  /// 25 times per tile.
+  static let maximumFonts = 2_048
+  static let maximumGlyphs = 12_000
   static let glyphLimit = 16_000
-  /// Colour glyph images are large (a 36 pt emoji at scale 3 is ~90 KB): past `colorResetBytes`
-  /// the caches start again before the next layout; a layout needing more than `colorByteLimit`
-  /// is left to cairo.
-  static let colorResetBytes = 16 << 20
-  static let colorByteLimit = 48 << 20
+  static let resetImageBytes = 48 << 20
+  static let imageByteLimit = 96 << 20
 
   init() {
     cache = pixman_glyph_cache_create()
@@ -65,7 +69,9 @@ final class GlyphCompositor {
       layoutsDeclined += 1
       return nil
     }
-    if fonts.count >= Self.maximumFonts || glyphCount >= Self.maximumGlyphs || colorBytes >= Self.colorResetBytes {
+    if fonts.count >= Self.maximumFonts || glyphCount >= Self.maximumGlyphs
+      || colorBytes + alphaBytes >= Self.resetImageBytes
+    {
       reset()
     }
     pixman_glyph_cache_freeze(cache)
