@@ -274,6 +274,73 @@ struct GlyphCompositorTests {
     }
   }
 
+  @Test("past its limits it drops the least recently used generation; hot fonts stay, pixels stay cairo's")
+  func generations() throws {
+    let compositor = PangoThreadState.current.glyphCompositor
+    let saved = compositor.limits
+    defer { compositor.limits = saved }
+    compositor.limits = .init(
+      fontsPerGeneration: 3, glyphsPerGeneration: 60, bytesPerGeneration: 1 << 20, generations: 3,
+      glyphsPerCache: 400, imageByteLimit: 64 << 20)
+    let dropped = compositor.generationsDropped
+    let hot = try layout(Self.texts[0], font: "Sans 13")
+    for size in 9...28 {
+      // A cold font, then the hot one: the hot one's glyphs must never be rendered again.
+      let cold = try renderBothWays(size: Size(width: 320, height: 480)) { context in
+        context.clear(to: .white)
+        context.draw(try layout(Self.texts[1] + " " + Self.texts[3], font: "Serif \(size)"), at: Point(x: 4, y: 4))
+      }
+      #expect(cold.compositor.composited == 1, "Serif \(size)")
+      #expect(Self.differences(cold.compositor.image, cold.cairo) == .none, "Serif \(size)")
+      let rendered = compositor.glyphsRendered
+      let again = try renderBothWays { context in
+        context.clear(to: .white)
+        context.draw(hot, at: Point(x: 4, y: 4))
+      }
+      #expect(again.compositor.composited == 1)
+      #expect(Self.differences(again.compositor.image, again.cairo) == .none)
+      if size > 9 { #expect(compositor.glyphsRendered == rendered, "the hot font lost its glyphs at Serif \(size)") }
+      #expect(compositor.generations.count <= 3)
+      #expect(compositor.generations.allSatisfy { $0.glyphCount <= 400 })
+    }
+    #expect(compositor.generationsDropped > dropped + 5)
+    #expect(compositor.fonts.count <= 3 * 3 + 2)
+  }
+
+  @Test("the generation dropped is the least recently used")
+  func leastRecentlyUsedGeneration() throws {
+    let compositor = PangoThreadState.current.glyphCompositor
+    let saved = compositor.limits
+    defer { compositor.limits = saved }
+    // One layout of Latin text (~35 glyphs) fills a generation.
+    compositor.limits = .init(
+      fontsPerGeneration: 8, glyphsPerGeneration: 20, bytesPerGeneration: 1 << 20, generations: 3,
+      glyphsPerCache: 400, imageByteLimit: 64 << 20)
+    let fonts = ["A": "Serif 11", "B": "Serif 12", "C": "Serif 13", "D": "Serif 14"]
+    func draw(_ name: String) throws -> Int {
+      let before = compositor.glyphsRendered
+      let result = try renderBothWays { context in
+        context.clear(to: .white)
+        context.draw(try layout(Self.texts[0], font: fonts[name]!), at: Point(x: 4, y: 4))
+      }
+      #expect(result.compositor.composited == 1, "\(name)")
+      #expect(Self.differences(result.compositor.image, result.cairo) == .none, "\(name)")
+      return compositor.glyphsRendered - before
+    }
+    compositor.limits.generations = 1
+    _ = try draw("A")  // a fresh start: whatever this thread drew before goes
+    compositor.limits.generations = 3
+    _ = try draw("B")
+    #expect(try draw("A") == 0)  // A is used again: B is now the least recently used
+    _ = try draw("C")
+    _ = try draw("D")  // a fourth generation: one must go
+    compositor.limits.generations = 10  // no more drops while we look
+    #expect(try draw("A") == 0)
+    #expect(try draw("C") == 0)
+    #expect(try draw("D") == 0)
+    #expect(try draw("B") > 0, "B, the least recently used, was dropped")
+  }
+
   @Test("declines what only cairo and pango draw, and the result is still cairo's")
   func declines() throws {
     let cases: [(String, (DrawingContext) throws -> Void)] = [

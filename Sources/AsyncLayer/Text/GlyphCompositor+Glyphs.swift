@@ -15,7 +15,7 @@ struct GlyphInfo {
 /// A colour glyph's premultiplied ARGB image, as cairo paints it: `composite_one_color_glyph` puts
 /// the glyph's colour surface at the rounded glyph position, with the OVER operator, inside the clip.
 struct ColorGlyph {
-  /// A pixman image owned by the compositor (``GlyphCompositor/colorImages``).
+  /// A pixman image owned by the font's ``GlyphCacheGeneration``.
   var image: OpaquePointer
   /// The image's top-left corner relative to the glyph's rounded position, in device pixels.
   var offsetX: Int32
@@ -26,16 +26,19 @@ struct ColorGlyph {
 
 /// The glyphs one thread has seen of one scaled font, in pages of 128 by glyph index, so a lookup
 /// is two array reads. It retains the font: the font's address keys the pixman cache, and must not
-/// be reused by another font while glyphs are cached under it.
+/// be reused by another font while glyphs are cached under it. It keeps its generation (whose
+/// cache holds its glyphs) alive as long as it lives.
 final class FontGlyphs {
   let font: OpaquePointer
+  let generation: GlyphCacheGeneration
   /// Whether the font's face has colour glyphs (FreeType's FT_FACE_FLAG_COLOR); read on the first
   /// glyph rendered, under ``FontCacheLock``.
   var hasColorGlyphs: Bool?
   private var pages: [ContiguousArray<GlyphInfo?>?] = []
 
-  init(retaining font: OpaquePointer) {
+  init(retaining font: OpaquePointer, in generation: GlyphCacheGeneration) {
     self.font = cairo_scaled_font_reference(font)
+    self.generation = generation
   }
 
   deinit { cairo_scaled_font_destroy(font) }
@@ -56,85 +59,41 @@ final class FontGlyphs {
 }
 
 extension GlyphCompositor {
-  /// This thread's glyphs of `font`.
+  /// This thread's glyphs of `font`; a font seen for the first time joins the newest generation
+  /// (only a layout's start adds generations: pixman inserts into frozen caches only).
   func glyphs(of font: OpaquePointer) -> FontGlyphs {
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
-    if let known = fonts[key] { return known }
-    let glyphs = FontGlyphs(retaining: font)
+    if let known = fonts[key] {
+      known.generation.lastUse = layoutCount
+      return known
+    }
+    let generation = generations.last ?? newestGeneration()
+    generation.fontCount += 1
+    generation.lastUse = layoutCount
+    let glyphs = FontGlyphs(retaining: font, in: generation)
     fonts[key] = glyphs
     return glyphs
   }
 
-  /// The glyph, rendered into the cache the first time this thread sees it; nil when it cannot be
-  /// (cairo failed, or the cache is full until the next layout starts it again).
+  /// The glyph, rendered into its font's generation the first time this thread sees it; nil when
+  /// it cannot be (cairo failed, or the generation or the image budget is full until the next
+  /// layout makes room).
   func info(_ glyphs: FontGlyphs, index: UInt32) -> GlyphInfo? {
     if let known = glyphs[index] { return known }
-    guard glyphCount < Self.glyphLimit, colorBytes + alphaBytes < Self.imageByteLimit,
+    let generation = glyphs.generation
+    guard generation.glyphCount < limits.glyphsPerCache, imageBytes < limits.imageByteLimit,
       var rendered = render(glyphs, index: index)
     else { return nil }
+    glyphsRendered += 1
     if let color = rendered.color {
-      rendered.info.color = insert(color)
+      rendered.info.color = generation.insert(color)
       guard rendered.info.color != nil else { return nil }
-      glyphCount += 1
     } else if let image = rendered.image {
-      rendered.info.image = insert(image, font: glyphs.font, index: index)
+      rendered.info.image = generation.insert(image, font: glyphs.font, index: index)
       guard rendered.info.image != nil else { return nil }
-      glyphCount += 1
-      alphaBytes += image.stride * image.height
     }
     glyphs[index] = rendered.info
     return rendered.info
-  }
-
-  private func insert(_ image: RenderedGlyph.Image, font: OpaquePointer, index: UInt32) -> UnsafeRawPointer? {
-    var alpha = image.alpha
-    return alpha.withUnsafeMutableBytes { bytes -> UnsafeRawPointer? in
-      guard
-        let pixman = pixman_image_create_bits(
-          PIXMAN_a8, Int32(image.width), Int32(image.height),
-          bytes.baseAddress?.assumingMemoryBound(to: UInt32.self), Int32(image.stride))
-      else { return nil }
-      defer { pixman_image_unref(pixman) }
-      // pixman copies the image into the cache. Glyph 0 (.notdef) must not be a null key: + 1.
-      return pixman_glyph_cache_insert(
-        cache, UnsafeMutableRawPointer(font), UnsafeMutableRawPointer(bitPattern: UInt(index) + 1),
-        Int32(image.originX), Int32(image.originY), pixman)
-    }
-  }
-
-  /// Copies a colour glyph into a pixman image the compositor owns until ``reset()``.
-  private func insert(_ color: RenderedGlyph.ColorImage) -> ColorGlyph? {
-    guard let image = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(color.width), Int32(color.height), nil, 0),
-      let bits = pixman_image_get_data(image)
-    else { return nil }
-    let stride = Int(pixman_image_get_stride(image)) / 4
-    for row in 0..<color.height {
-      for column in 0..<color.width {
-        bits[row * stride + column] = color.pixels[row * color.width + column]
-      }
-    }
-    colorImages.append(image)
-    colorBytes += color.width * color.height * 4
-    return ColorGlyph(
-      image: image, offsetX: Int32(-color.originX), offsetY: Int32(-color.originY), width: Int32(color.width),
-      height: Int32(color.height))
-  }
-
-  /// Starts the caches again and lets go of the fonts. Only between layouts: planned runs point
-  /// into the cache.
-  func reset() {
-    pixman_glyph_cache_destroy(cache)
-    cache = pixman_glyph_cache_create()
-    releaseColorImages()
-    fonts.removeAll(keepingCapacity: true)
-    glyphCount = 0
-    alphaBytes = 0
-  }
-
-  func releaseColorImages() {
-    for image in colorImages { pixman_image_unref(image) }
-    colorImages.removeAll(keepingCapacity: true)
-    colorBytes = 0
   }
 }
 

@@ -18,46 +18,50 @@ internal import CCairo
 /// underline or rise attributes. Anything else is declined before drawing anything, and the caller
 /// draws through cairo.
 final class GlyphCompositor {
-  /// The glyph images. pixman evicts from a cache past 16 384 glyphs; this one is started again
-  /// below that (``glyphLimit``), so the glyph pointers kept in ``fonts`` stay valid.
-  var cache: OpaquePointer
-  /// Per scaled font (keyed by its address), the glyphs seen: boxes for the overlap test, colour,
-  /// and the image in `cache`.
+  /// The glyph caches, oldest first; new fonts join the last.
+  private(set) var generations: [GlyphCacheGeneration] = []
+  /// Per scaled font (keyed by its address), the glyphs seen: boxes for the overlap test, and the
+  /// image in the font's generation.
   var fonts: [UInt: FontGlyphs] = [:]
-  var glyphCount = 0
-  /// The colour glyphs' images (pixman, owned here until ``reset()``) and their size in bytes.
-  var colorImages: [OpaquePointer] = []
-  var colorBytes = 0
-  /// Bytes of the alpha glyph images in `cache`.
-  var alphaBytes = 0
+  /// Layouts this compositor has been asked to draw: the clock of ``GlyphCacheGeneration/lastUse``.
+  private(set) var layoutCount = 0
+  var limits = Limits()
 
   /// Layouts drawn here, and layouts declined (drawn by cairo instead); for tests and statistics.
   private(set) var layoutsComposited = 0
   private(set) var layoutsDeclined = 0
   /// Runs composited through a mask because their glyphs' boxes overlap (as cairo decides).
   private(set) var runsMasked = 0
+  /// Glyph images rendered by cairo (each under ``FontCacheLock``), and generations dropped.
+  var glyphsRendered = 0
+  private(set) var generationsDropped = 0
 
-  /// Past these sizes the caches start again before the next layout, so a thread that sees many
-  /// fonts stays bounded; a layout that would pass `glyphLimit` or `imageByteLimit` on its own is
-  /// left to cairo. A starting cache re-renders its glyphs under ``FontCacheLock``, so the limits
-  /// hold a varied feed's working set: 240 tiles of the mixed workload (9 families, every weight,
-  /// sizes 9–36, scales 1–3, 9 scripts) use 508 scaled fonts, 5 764 glyphs and 6.4 MB of images
-  /// on one thread. With room for 128 fonts it started again every few tiles and took the lock
-  /// 25 times per tile.
-  static let maximumFonts = 2_048
-  static let maximumGlyphs = 12_000
-  static let glyphLimit = 16_000
-  static let resetImageBytes = 48 << 20
-  static let imageByteLimit = 96 << 20
-
-  init() {
-    cache = pixman_glyph_cache_create()
+  /// How much a thread keeps. Every glyph image rendered again costs a trip through
+  /// ``FontCacheLock``, so the defaults hold a varied feed's working set: 240 tiles of the mixed
+  /// workload (9 families, every weight, sizes 9–36, scales 1–3, 9 scripts) use 508 scaled fonts,
+  /// 5 764 glyphs and 6.4 MB of images on one thread. Past that, the least recently used
+  /// generation goes, and a working set larger than all generations together costs re-renders in
+  /// proportion to what it lacks rather than a whole cache at a time.
+  struct Limits {
+    /// A generation takes no new fonts past these; a new generation starts.
+    var fontsPerGeneration = 512
+    var glyphsPerGeneration = 6_000
+    var bytesPerGeneration = 16 << 20
+    /// Generations kept: at most this many × the above, plus what old fonts add to theirs.
+    var generations = 4
+    /// Below pixman's own eviction (16 384): a generation never takes more glyphs than this, and
+    /// one that reaches `glyphsPerGeneration × 2` is dropped at the next layout.
+    var glyphsPerCache = 16_000
+    /// Images of all generations: a layout that would pass it is left to cairo.
+    var imageByteLimit = 128 << 20
   }
 
-  deinit {
-    pixman_glyph_cache_destroy(cache)
-    releaseColorImages()
-  }
+  init() {}
+
+  /// Bytes of glyph images held, all generations.
+  var imageBytes: Int { generations.reduce(0) { $0 + $1.imageBytes } }
+  var colorBytes: Int { generations.reduce(0) { $0 + $1.colorBytes } }
+  var glyphCount: Int { generations.reduce(0) { $0 + $1.glyphCount } }
 
   /// Draws `lines` of `layout` (each at its origin in user space) into `cr` with the source colour
   /// already set, checking `isCancelled` before each line.
@@ -69,13 +73,12 @@ final class GlyphCompositor {
       layoutsDeclined += 1
       return nil
     }
-    if fonts.count >= Self.maximumFonts || glyphCount >= Self.maximumGlyphs
-      || colorBytes + alphaBytes >= Self.resetImageBytes
-    {
-      reset()
-    }
-    pixman_glyph_cache_freeze(cache)
-    defer { pixman_glyph_cache_thaw(cache) }
+    layoutCount += 1
+    makeRoom()
+    // Generations only change here, between layouts: planned runs point into their caches.
+    let frozen = generations
+    for generation in frozen { pixman_glyph_cache_freeze(generation.cache) }
+    defer { for generation in frozen { pixman_glyph_cache_thaw(generation.cache) } }
     var planned: [[PlannedRun]] = []
     planned.reserveCapacity(lines.count)
     for placed in lines {
@@ -110,11 +113,49 @@ final class GlyphCompositor {
     var offsetY: Int32
   }
 
+  // MARK: Generations
+
+  /// The generation new fonts join: the last, or a new one when the last is full.
+  func newestGeneration() -> GlyphCacheGeneration {
+    if let last = generations.last, last.fontCount < limits.fontsPerGeneration,
+      last.glyphCount < limits.glyphsPerGeneration, last.imageBytes < limits.bytesPerGeneration
+    {
+      return last
+    }
+    let generation = GlyphCacheGeneration()
+    generations.append(generation)
+    return generation
+  }
+
+  /// Before a layout: starts a new generation if the last is full, drops generations that old
+  /// fonts have overfilled, and drops the least recently used while there are too many.
+  private func makeRoom() {
+    let newest = newestGeneration()
+    for generation in generations
+    where generation !== newest && generation.glyphCount >= limits.glyphsPerGeneration * 2 {
+      drop(generation)
+    }
+    while generations.count > max(1, limits.generations)
+      || (imageBytes >= limits.imageByteLimit / 2 && generations.count > 1)
+    {
+      guard let oldest = generations.dropLast().min(by: { $0.lastUse < $1.lastUse }) else { break }
+      drop(oldest)
+    }
+  }
+
+  private func drop(_ generation: GlyphCacheGeneration) {
+    generations.removeAll { $0 === generation }
+    fonts = fonts.filter { $0.value.generation !== generation }
+    generationsDropped += 1
+  }
+
   // MARK: Planning
 
   /// One run's glyphs in device pixels, and whether cairo would composite it through a mask.
   private struct PlannedRun {
     var glyphs: [pixman_glyph_t]
+    /// The cache holding the glyphs: their font's generation's.
+    var cache: OpaquePointer
     /// Colour glyphs: painted first, in order, as `composite_color_glyphs` does.
     var colorGlyphs: [(glyph: ColorGlyph, x: Int32, y: Int32)] = []
     var usesMask: Bool
@@ -160,13 +201,13 @@ final class GlyphCompositor {
   private func plan(_ string: PangoGlyphString, font: OpaquePointer, baseX: Double, baseY: Double, target: Target)
     -> PlannedRun?
   {
-    var result = PlannedRun(glyphs: [], usesMask: false)
     var scale = cairo_matrix_t()
     cairo_scaled_font_get_scale_matrix(font, &scale)
     // A sheared scale is a synthetic italic: it changes the glyph images and boxes, which cairo
     // renders, and not where glyphs go (the context's transform, checked to be a scale).
     let fontScale = max(abs(scale.xx) + abs(scale.xy), abs(scale.yx) + abs(scale.yy))  // max_scale
     let fontGlyphs = glyphs(of: font)
+    var result = PlannedRun(glyphs: [], cache: fontGlyphs.generation.cache, usesMask: false)
     result.glyphs.reserveCapacity(Int(string.num_glyphs))
     // _cairo_scaled_font_glyph_device_extents: overlap means a glyph's box meets the box of all
     // glyphs before it, in 24.8 fixed point, zero-size glyphs included in the box.
@@ -279,15 +320,15 @@ final class GlyphCompositor {
       guard let base = buffer.baseAddress else { return }
       if run.usesMask {
         runsMasked += 1
-        let format = pixman_glyph_get_mask_format(cache, count, base)
+        let format = pixman_glyph_get_mask_format(run.cache, count, base)
         // Through a mask the size of the run's box: ink that hinting puts past the box is cut, as
         // in cairo. Directly (below), nothing is cut, as in cairo when the box is inside the clip.
         let area = run.bounds
         pixman_composite_glyphs(
           PIXMAN_OP_OVER, source, destination, format, area.x1, area.y1, area.x1, area.y1, area.x1, area.y1,
-          area.x2 - area.x1, area.y2 - area.y1, cache, count, base)
+          area.x2 - area.x1, area.y2 - area.y1, run.cache, count, base)
       } else {
-        pixman_composite_glyphs_no_mask(PIXMAN_OP_OVER, source, destination, 0, 0, 0, 0, cache, count, base)
+        pixman_composite_glyphs_no_mask(PIXMAN_OP_OVER, source, destination, 0, 0, 0, 0, run.cache, count, base)
       }
     }
   }
