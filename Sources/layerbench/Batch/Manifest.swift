@@ -112,11 +112,17 @@ final class LineReader {
 
   deinit { try? handle.close() }
 
+  /// A line's bytes; the first line loses a UTF-8 byte-order mark (editors on Windows write one).
+  private func lineBytes(_ bytes: Data) -> Data {
+    if lineCount == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Data(bytes.dropFirst(3)) }
+    return Data(bytes)
+  }
+
   func next() throws -> Line? {
     var tooLong = false
     while true {
       if let newline = buffer[start...].firstIndex(of: 0x0a) {
-        let bytes = tooLong ? Data() : Data(buffer[start..<newline])
+        let bytes = tooLong ? Data() : lineBytes(buffer[start..<newline])
         consumed += newline + 1 - start
         start = newline + 1
         lineCount += 1
@@ -124,7 +130,7 @@ final class LineReader {
       }
       if atEnd {
         guard start < buffer.count || tooLong else { return nil }
-        let bytes = tooLong ? Data() : Data(buffer[start...])
+        let bytes = tooLong ? Data() : lineBytes(buffer[start...])
         consumed += buffer.count - start
         buffer = Data()
         start = 0
@@ -193,23 +199,6 @@ struct BatchError: Error, CustomStringConvertible {
 /// Small POSIX file helpers.
 enum BatchFiles {
   static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-
-  /// Writes `data` to `path` in one piece (temporary file in the same directory, then rename).
-  static func writeAtomically(_ data: Data, to path: String, temporary: String) throws {
-    try write(data, to: temporary)
-    guard rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw BatchError("\(path): cannot rename into place: \(reason)")
-    }
-  }
-
-  static func write(_ data: Data, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw BatchError("\(path): cannot create: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    try writeAll(fd, data, path: path)
-  }
 
   static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
     try data.withUnsafeBytes { raw in

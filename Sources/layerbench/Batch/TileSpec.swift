@@ -66,9 +66,18 @@ struct TileParser: Sendable {
     ].joined(separator: "\u{1f}")
   }
 
-  /// Whether a line holds a tile at all (blank lines are skipped in every format).
+  /// Whether a line holds a tile at all: blank lines (nothing but Unicode white space) are skipped in
+  /// every format. ASCII decides at the first byte that is not a space; only a line of spaces with
+  /// non-ASCII bytes in it is decoded.
   static func isBlank(_ line: Data) -> Bool {
-    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
+    for byte in line {
+      switch byte {
+      case 0x09...0x0d, 0x20: continue
+      case 0x80...: return String(data: line, encoding: .utf8)?.allSatisfy(\.isWhitespace) ?? false
+      default: return false
+      }
+    }
+    return true
   }
 
   func parse(_ line: Data, lineNumber: Int) throws(TileSpecError) -> TileSpec {
