@@ -32,7 +32,8 @@ TEXT = ("The quick brown fox jumps over the lazy dog while the async layer rende
 
 
 def run(command, directory, env=None):
-    """Runs `command`; returns (wall seconds, peak RSS in MB, stdout, stderr). Fails loudly on a non-zero exit."""
+    """Runs `command`; returns (wall seconds, peak RSS in MB, stdout, stderr, CPU seconds). Fails loudly on a
+    non-zero exit."""
     out_path, err_path = os.path.join(directory, ".stdout"), os.path.join(directory, ".stderr")
     with open(out_path, "w") as out, open(err_path, "w") as err:
         start = time.monotonic()
@@ -43,7 +44,7 @@ def run(command, directory, env=None):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.exit(f"bench-batch: {' '.join(command)} exited {code}:\n{stderr[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024, stdout, stderr
+    return seconds, usage.ru_maxrss / 1024, stdout, stderr, usage.ru_utime + usage.ru_stime
 
 
 def write_input(path, count, jsonl=True):
@@ -86,21 +87,27 @@ def main():
         # 1. Side by side with throughput --png fast.
         compare = os.path.join(work, "compare.jsonl")
         write_input(compare, args.compare_tiles)
+        # CPU ms per tile (user + system, whole process) is the load-independent view; tiles/s is the figure.
         print(f"\nbatch vs throughput --png fast, same tile, {args.compare_tiles} tiles, median of {args.repeat}")
-        print(f"{'workers':>7}  {'throughput tiles/s':>18}  {'batch tiles/s':>13}  {'batch/throughput':>16}")
+        print(f"{'workers':>7}  {'throughput tiles/s':>18}  {'batch tiles/s':>13}  {'batch/throughput':>16}  "
+              f"{'CPU ms/tile: throughput':>23}  {'batch':>5}")
         for count in workers:
-            throughput, batch = [], []
+            throughput, batch, throughput_cpu, batch_cpu = [], [], [], []
             for _ in range(args.repeat):
-                _, _, stdout, _ = run([layerbench, "throughput", "--png", "fast", "--workers", str(count),
-                                       "--tiles", str(max(1, args.compare_tiles // count))], work)
+                per_worker = max(1, args.compare_tiles // count)
+                _, _, stdout, _, cpu = run([layerbench, "throughput", "--png", "fast", "--workers", str(count),
+                                            "--tiles", str(per_worker)], work)
                 throughput.append(float(re.search(r"([\d.]+) tiles/s", stdout).group(1)))
+                throughput_cpu.append(cpu * 1000 / (per_worker * count))
                 out = os.path.join(work, "compare-out")
                 shutil.rmtree(out, ignore_errors=True)
-                _, _, _, stderr = run([layerbench, "batch", "--input", compare, "--out-dir", out, "--workers",
-                                       str(count), "--progress-interval", "0", "--no-resume"], work)
+                _, _, _, stderr, cpu = run([layerbench, "batch", "--input", compare, "--out-dir", out, "--workers",
+                                            str(count), "--progress-interval", "0", "--no-resume"], work)
                 batch.append(batch_rate(stderr))
+                batch_cpu.append(cpu * 1000 / args.compare_tiles)
             t, b = statistics.median(throughput), statistics.median(batch)
-            print(f"{count:>7}  {t:>18,.0f}  {b:>13,.0f}  {b / t:>15.0%}", flush=True)
+            print(f"{count:>7}  {t:>18,.0f}  {b:>13,.0f}  {b / t:>15.0%}  {statistics.median(throughput_cpu):>23.3f}  "
+                  f"{statistics.median(batch_cpu):>5.3f}", flush=True)
 
         # 2. Sizes: tiles/s and peak RSS.
         print(f"\n{'command':<14} {'lines':>9} {'workers':>7} {'tiles/s':>9} {'wall s':>8} {'peak RSS MB':>11}")
@@ -111,13 +118,13 @@ def main():
             out = os.path.join(work, "out")
             for count in workers:
                 shutil.rmtree(out, ignore_errors=True)
-                seconds, rss, _, stderr = run([layerbench, "batch", "--input", jsonl, "--out-dir", out, "--workers",
+                seconds, rss, _, stderr, _ = run([layerbench, "batch", "--input", jsonl, "--out-dir", out, "--workers",
                                                str(count), "--progress-interval", "0"], work)
                 print(f"{'batch':<14} {size:>9,} {count:>7} {batch_rate(stderr):>9,.0f} {seconds:>8.1f} {rss:>11.1f}",
                       flush=True)
             shutil.rmtree(out, ignore_errors=True)
             count = max(workers)
-            seconds, rss, _, _ = run([layerbench, "render", "--file", plain, "--out-dir", out], work)
+            seconds, rss, _, _, _ = run([layerbench, "render", "--file", plain, "--out-dir", out], work)
             print(f"{'render --file':<14} {size:>9,} {os.cpu_count():>7} {size / seconds:>9,.0f} {seconds:>8.1f} "
                   f"{rss:>11.1f}", flush=True)
             shutil.rmtree(out, ignore_errors=True)
@@ -127,7 +134,7 @@ def main():
         # 3. Slurm array against one process.
         if not args.no_slurm:
             env = dict(os.environ, LAYERBENCH=layerbench, TILES=str(args.slurm_tiles))
-            _, _, stdout, _ = run([os.path.join(ROOT, "scripts/slurm/test-local.sh")], work, env=env)
+            _, _, stdout, _, _ = run([os.path.join(ROOT, "scripts/slurm/test-local.sh")], work, env=env)
             print("\n" + stdout.strip().splitlines()[-1])
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -44,6 +44,34 @@ struct BatchCommandTests {
     #expect(errors[5].contains("not both"))
   }
 
+  @Test("JSON escapes, surrogate pairs, exponents and nested values read as JSONSerialization reads them")
+  func jsonDetails() throws {
+    let dir = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = #"""
+      {"id": "e\u00e9\ud83d\ude00", "text": "tab\there \"q\" \\ \/ é"}
+      {"id":"x","text":"a","width":2e2,"scale":1.0}
+      {"id": "n", "text": {"nested": 1}}
+      {"id": "s", "text": "a", "width": "200"}
+      {"id": 7.5, "text": "a"}
+      {"id": "b", "text": "a", "maxLines": true}
+      {"id": "h", "text": "a", "height": null, "padding": 0}
+      """#
+    try (input + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
+    let run = try CLI.run(["batch", "--input", "in.jsonl", "--out-dir", "out"], in: dir)
+    #expect(run.status == 1, "\(run)")
+    let records = try CLI.manifest(dir.appendingPathComponent("out/manifest.jsonl"))
+    #expect(records.map { $0["id"] as? String } == ["eé😀", "x", "n", "s", nil, "b", "h"])
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/eé😀.png").path))
+    #expect(records[0]["error"] == nil && records[0]["lines"] as? Int == 1)
+    #expect(records[1]["error"] == nil && records[1]["width"] as? Int == 200)
+    #expect(records[2]["error"] as? String == "'text' and 'markup' must be strings")
+    #expect(records[3]["error"] as? String == "field 'width' must be a number")
+    #expect(records[4]["error"] as? String == "field 'id' must be a string or an integer")
+    #expect(records[5]["error"] as? String == "field 'maxLines' must be a number")
+    #expect(records[6]["error"] == nil)
+  }
+
   @Test(
     "ids that are not safe file names are refused",
     arguments: ["../x", "a/b", ".hidden", "..", "tab\tid", String(repeating: "x", count: 201), ""])

@@ -1,5 +1,4 @@
 import AsyncLayer
-import DequeModule
 import Dispatch
 import Foundation
 import Synchronization
@@ -62,10 +61,11 @@ final class BatchCounters: Sendable {
 
 /// Streams an input file through K worker threads into PNG files and a manifest.
 ///
-/// The reading thread takes a window slot per tile and queues it; a worker parses, renders,
-/// encodes and writes the PNG (temporary file, then rename), and hands the record to the commit
-/// step, which appends records to the manifest in input order and frees their slots. Memory is
-/// bounded by the window: at most `window` input lines and records, and `workers` images at once.
+/// Each worker takes a window slot, reads the next line of the input under the feed's lock (no
+/// reader thread: nothing to wake per tile), parses, renders, encodes and writes the PNG (temporary
+/// file, then rename), and hands the record to the commit step, which appends records to the
+/// manifest in input order and frees their slots. Memory is bounded by the window: at most
+/// `window` input lines and records, and `workers` images at once.
 final class BatchEngine: Sendable {
   let configuration: BatchConfiguration
   let counters = BatchCounters()
@@ -93,8 +93,16 @@ final class BatchEngine: Sendable {
     var writeError: String?
   }
 
-  private let jobs = ThreadSanitizedMutex(Deque<Job?>())
-  private let jobsReady = DispatchSemaphore(value: 0)
+  /// The input side, which the workers read in turn.
+  private struct Feed {
+    var lines: LineReader?
+    var previous: ManifestReader?
+    var sequence = 0
+    var blankLines = 0
+    var error: (any Error)?
+  }
+
+  private let feed = ThreadSanitizedMutex(Feed())
   private let windowSlots: DispatchSemaphore
   private let commitState = ThreadSanitizedMutex(CommitState())
   private let manifestFD = ThreadSanitizedMutex<Int32>(-1)
@@ -117,11 +125,13 @@ final class BatchEngine: Sendable {
     }
     let directory = try OutputDirectory(path: config.outDir, temporaryTag: config.temporaryTag)
     let staleTemporaryFiles = directory.removeTemporaryFiles()
-    let reader = try LineReader(path: config.input, maxLineBytes: config.maxLineBytes)
     let inputSize = (try? FileManager.default.attributesOfItem(atPath: config.input)[.size] as? Int) ?? 0
-    var previous: ManifestReader?
+    // The readers are made inside the lock that keeps them (they are not Sendable).
+    try feed.withLock { feed in
+      feed.lines = try LineReader(path: config.input, maxLineBytes: config.maxLineBytes)
+      feed.previous = config.writesManifest ? try prepareManifest() : nil
+    }
     if config.writesManifest {
-      previous = try prepareManifest()
       if let shard = config.shard { unlinkat(directory.descriptor, shard.completionName, 0) }
       let fd = open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
       guard fd >= 0 else { throw BatchError("\(manifestPath): cannot create: \(String(cString: strerror(errno)))") }
@@ -148,29 +158,13 @@ final class BatchEngine: Sendable {
       thread.start()
     }
 
-    var sequence = 0
-    var blankLines = 0
-    var readError: (any Error)?
-    do {
-      while !counters.stop.load(ordering: .relaxed), let line = try reader.next() {
-        counters.inputBytesRead.store(reader.consumed, ordering: .relaxed)
-        if let shard = config.shard, !shard.contains(line: line.number) { continue }
-        if !line.isTooLong, TileParser.isBlank(line.bytes) {
-          blankLines += 1
-          continue
-        }
-        let record = try previous?.record(forLine: line.number)
-        windowSlots.wait()
-        enqueue(
-          Job(sequence: sequence, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong, previous: record))
-        sequence += 1
-      }
-    } catch {
-      readError = error
-    }
-    for _ in 0..<config.workers { enqueue(nil) }
     for _ in 0..<config.workers { finished.wait() }
     progress.stop()
+    let (blankLines, inputLines, readError) = feed.withLock { feed in
+      let read = (feed.blankLines, feed.lines?.lineCount ?? 0, feed.error)
+      feed = Feed()  // closes the input and the previous manifest
+      return read
+    }
 
     let state = commitState.withLock { $0 }
     var summary = BatchSummary()
@@ -193,7 +187,7 @@ final class BatchEngine: Sendable {
       unlink(manifestPath + ".resume")
       if let shard = config.shard {
         let completion = ShardCompletion(
-          shard: shard.description, inputLines: reader.lineCount, blankLines: blankLines, records: summary.records,
+          shard: shard.description, inputLines: inputLines, blankLines: blankLines, records: summary.records,
           failures: summary.failures)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -263,15 +257,42 @@ final class BatchEngine: Sendable {
     return source
   }
 
-  private func enqueue(_ job: Job?) {
-    jobs.withLock { $0.append(job) }
-    jobsReady.signal()
+  /// The next line of this run (of its shard, not blank) as a job, or nil at the end of the input,
+  /// on a stop, or after a read error (kept for the summary).
+  private func nextJob() -> Job? {
+    let (counters, shard) = (counters, configuration.shard)
+    return feed.withLock { feed -> Job? in
+      guard feed.error == nil, let lines = feed.lines else { return nil }
+      do {
+        while !counters.stop.load(ordering: .relaxed), let line = try lines.next() {
+          counters.inputBytesRead.store(lines.consumed, ordering: .relaxed)
+          if let shard, !shard.contains(line: line.number) { continue }
+          if !line.isTooLong, TileParser.isBlank(line.bytes) {
+            feed.blankLines += 1
+            continue
+          }
+          let previous = try feed.previous?.record(forLine: line.number)
+          feed.sequence += 1
+          return Job(
+            sequence: feed.sequence - 1, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong,
+            previous: previous)
+        }
+      } catch {
+        feed.error = error
+        counters.stop.store(true, ordering: .relaxed)
+      }
+      return nil
+    }
   }
 
   private func work(worker: Int, directory: OutputDirectory) {
     while true {
-      jobsReady.wait()
-      guard let job = jobs.withLock({ $0.popFirst() }), let job else { return }
+      // A slot first: a worker never holds a line the window has no room for.
+      windowSlots.wait()
+      guard let job = nextJob() else {
+        windowSlots.signal()
+        return
+      }
       let (record, reused) = process(job, worker: worker, directory: directory)
       // The JSON line is encoded here, in parallel, not by the one committing thread.
       let line = configuration.writesManifest ? record.jsonLine() : Data()

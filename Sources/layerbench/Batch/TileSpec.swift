@@ -81,6 +81,8 @@ struct TileParser: Sendable {
   }
 
   func parse(_ line: Data, lineNumber: Int) throws(TileSpecError) -> TileSpec {
+    // Most lines are flat objects: read without JSONSerialization (and its bridging to Swift).
+    if format == .jsonl, let object = FlatJSON.object(line) { return try tileSpec(object) }
     guard var text = String(data: line, encoding: .utf8) else {
       throw TileSpecError(id: nil, description: "line is not valid UTF-8")
     }
@@ -108,6 +110,11 @@ struct TileParser: Sendable {
       let detail = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "\(error)"
       throw TileSpecError(id: nil, description: "bad JSON: \(detail)")
     }
+    return try tileSpec(object)
+  }
+
+  /// The tile of a line's JSON object (values as JSONSerialization gives them).
+  private func tileSpec(_ object: [String: Any]) throws(TileSpecError) -> TileSpec {
     let id: String
     let rawID = object["id"]
     if let string = rawID as? String {
