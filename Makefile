@@ -11,14 +11,19 @@ OUT ?= out
 
 .PHONY: run test test-tsan test-slurm build release deps samples lint format fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
 
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# Installs the Debian packages $(1) that are missing (sudo only when not root).
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing missing packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -37,11 +42,11 @@ test: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-# `layerbench batch` as a 4-task Slurm job array on a single-node Slurm started for the test (needs the
-# Debian packages slurm-wlm and munge); the merged result must equal a single-process run.
+# `layerbench batch` as a 4-task Slurm job array on a single-node Slurm started for the test (Debian's
+# slurm-wlm and munge, installed when missing); the merged result must equal a single-process run. CI runs it.
+SLURM_TEST_PACKAGES := slurm-wlm munge bc python3
 test-slurm: release
-	@for p in slurm-wlm munge bc; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends slurm-wlm munge bc; break; }; done
+	$(call apt_install,$(SLURM_TEST_PACKAGES))
 	scripts/slurm/test-local.sh
 
 lint:

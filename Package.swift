@@ -39,12 +39,12 @@ let package = Package(
         .product(name: "OrderedCollections", package: "swift-collections"),
       ]
     ),
-    // The CLI tests (CLITests.swift) run the `layerbench` executable built next to the test bundle.
     .testTarget(
       name: "AsyncLayerTests",
-      dependencies: ["AsyncLayer", "layerbench"]
+      dependencies: ["AsyncLayer"]
     ),
-    // Runs the built `layerbench` as a process; the dependency makes `swift build --build-tests` build it.
+    // The CLI tests: run the built `layerbench` as a process (the dependency makes `swift build --build-tests`
+    // build it next to the test bundle).
     .testTarget(
       name: "LayerbenchCLITests",
       dependencies: ["layerbench"]

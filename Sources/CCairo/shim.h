@@ -21,4 +21,7 @@
 #include <libdeflate.h>
 #include <turbojpeg.h>
 
+// SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
+#include "sha256_x86.h"
+
 #endif

@@ -160,21 +160,18 @@ enum FileAccess {
 
   // MARK: Reading
 
+  /// Throws unless `path` is a file that can be opened for reading, with a plain message.
+  static func checkReadable(_ path: String) throws {
+    close(try openForReading(path))
+  }
+
   /// The bytes of the file at `path`, with a plain message when it cannot be read.
   static func read(_ path: String) throws -> Data {
     func failure(_ reason: String) -> ValidationErrorMessage {
       ValidationErrorMessage("cannot read \(path): \(reason)")
     }
-    guard !path.isEmpty else { throw ValidationErrorMessage("no file name given") }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      let code = errno
-      throw failure(code == ENOENT ? "no such file" : reason(code))
-    }
+    let descriptor = try openForReading(path)
     defer { close(descriptor) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0 else { throw failure(reason(errno)) }
-    if (info.st_mode & S_IFMT) == S_IFDIR { throw failure("it is a directory") }
     var data = Data()
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
@@ -186,6 +183,30 @@ enum FileAccess {
       if count == 0 { return data }
       data.append(contentsOf: chunk[0..<count])
     }
+  }
+
+  /// A descriptor of the file at `path`, open for reading; refuses a missing file or a directory.
+  private static func openForReading(_ path: String) throws -> Int32 {
+    func failure(_ reason: String) -> ValidationErrorMessage {
+      ValidationErrorMessage("cannot read \(path): \(reason)")
+    }
+    guard !path.isEmpty else { throw ValidationErrorMessage("no file name given") }
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      throw failure(code == ENOENT ? "no such file" : reason(code))
+    }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      let code = errno
+      close(descriptor)
+      throw failure(reason(code))
+    }
+    if (info.st_mode & S_IFMT) == S_IFDIR {
+      close(descriptor)
+      throw failure("it is a directory")
+    }
+    return descriptor
   }
 }
 

@@ -10,8 +10,9 @@ struct RenderCommand: ParsableCommand {
     abstract: "Render text to PNG or JPEG tiles.",
     discussion: """
       One tile from --text or --markup into --out (PNG or JPEG, by its extension), or one PNG tile per non-blank \
-      line of --file into --out-dir, rendered in parallel: tile-0004.png is line 4 of the file (every line \
-      counts, blank ones too, as in the error messages).
+      line of --file into --out-dir, rendered in parallel on the batch engine (streaming: a file of any size in \
+      bounded memory): tile-0004.png is line 4 of the file (every line counts, blank ones too, as in the error \
+      messages). `layerbench batch` adds JSON Lines input, a manifest, resume and sharding.
       """
   )
 
@@ -63,74 +64,86 @@ struct RenderCommand: ParsableCommand {
     let result = try options.tile(content).render()
     try ImageFileFormat.write(result.image, to: out, option: "-o")
     report(result, path: out)
-    warnAboutFonts([result])
+    warnAboutFonts(unknownGlyphs: result.unknownGlyphCount, missingFamilies: result.missingFontFamilies)
   }
 
+  /// `--file`: the lines of the file through the batch engine (streaming, a bounded window of
+  /// tiles in flight, atomic writes), without a manifest; each tile is reported in line order as it
+  /// is written, each bad line as `file:line:`.
   private func renderBatch(file: String) throws {
-    let lines = try Self.lines(of: file)
-    try FileAccess.createDirectory(outDir)
-    let digits = max(4, String(lines.last!.number).count)
-    let outcomes = ThreadSanitizedMutex([Result<RenderedText, any Error>?](repeating: nil, count: lines.count))
-    let done = Atomic<Int>(0)
-    let tiles = lines.map { options.tile(fileIsMarkup ? .markup($0.text) : .plain($0.text)) }
-    let paths = lines.map { line in
-      (outDir as NSString).appendingPathComponent("tile-" + String(format: "%0\(digits)d", line.number) + ".png")
-    }
-    DispatchQueue.concurrentPerform(iterations: lines.count) { index in
-      let outcome = Result {
-        let result = try tiles[index].render()
-        try FileAccess.write(result.image.pngData(), to: paths[index])
-        return result
-      }
-      outcomes.withLock { $0[index] = outcome }
-      let finished = done.add(1, ordering: .relaxed).newValue
-      Terminal.progress(finished, of: lines.count, label: "rendering")
-    }
-    var failures = 0
-    var rendered: [RenderedText] = []
-    for (index, outcome) in outcomes.withLock({ $0 }).enumerated() {
-      switch outcome {
-      case .success(let result)?:
-        report(result, path: paths[index])
-        rendered.append(result)
-      case .failure(let error)?:
-        failures += 1
-        FileHandle.standardError.write(Data("error: \(file):\(lines[index].number): \(error)\n".utf8))
-      case nil:
-        failures += 1
+    let scan = try Self.scan(file)
+    var parser = TileParser(format: fileIsMarkup ? .markup : .plain, defaults: options)
+    parser.idPrefix = "tile-"
+    parser.idDigits = max(4, String(scan.lastTileLine).count)
+    let workers = ProcessInfo.processInfo.activeProcessorCount
+    var configuration = BatchConfiguration(
+      input: file, outDir: outDir, parser: parser, workers: workers, window: 4 * workers, shard: nil)
+    configuration.writesManifest = false
+    configuration.resume = false
+    configuration.progressInterval = 0  // the progress bar on a terminal only
+    let unknownGlyphs = Atomic<Int>(0)
+    let outDir = outDir
+    configuration.onCommit = { record in
+      if let error = record.error {
+        FileHandle.standardError.write(Data("error: \(file):\(record.line): \(error)\n".utf8))
+      } else {
+        let path = (outDir as NSString).appendingPathComponent(record.file ?? "")
+        print("wrote \(path) (\(record.width ?? 0)×\(record.height ?? 0) px, \(record.lines ?? 0) lines)")
+        unknownGlyphs.add(record.unknownGlyphs ?? 0, ordering: .relaxed)
       }
     }
-    warnAboutFonts(rendered)
-    if failures > 0 {
-      // One line per failed line of the file; a count when there are several.
-      if failures > 1 {
-        FileHandle.standardError.write(Data("error: \(failures) of \(lines.count) tiles failed\n".utf8))
+    let summary: BatchSummary
+    do {
+      summary = try BatchEngine(configuration: configuration).run()
+    } catch {
+      throw ValidationErrorMessage("\(error)")
+    }
+    if summary.rendered > 0 {
+      warnAboutFonts(
+        unknownGlyphs: unknownGlyphs.load(ordering: .relaxed),
+        missingFamilies: FontCatalog.missingFamilies(in: options.style.fontFamily))
+    }
+    if summary.interrupted {
+      FileHandle.standardError.write(Data("interrupted after \(summary.records) of \(scan.tiles) tiles\n".utf8))
+      throw ExitCode(130)
+    }
+    if summary.failures > 0 {
+      // One line per failed line of the file (above); a count when there are several.
+      if summary.failures > 1 {
+        FileHandle.standardError.write(Data("error: \(summary.failures) of \(summary.records) tiles failed\n".utf8))
       }
       throw ExitCode.failure
     }
   }
 
-  /// The non-blank lines of `file`, numbered as an editor numbers them: every line counts, blank
-  /// ones too; lines end at "\n" (a "\r" before it is dropped), and a final newline ends the last one.
-  static func lines(of file: String) throws -> [(number: Int, text: String)] {
-    var data = try FileAccess.read(file)[...]
-    guard !data.isEmpty else { throw ValidationErrorMessage("\(file) is empty: there is nothing to render") }
-    if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }  // a UTF-8 byte-order mark
-    var pieces = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-    if pieces.count > 1, pieces.last?.isEmpty == true { pieces.removeLast() }
-    var lines: [(number: Int, text: String)] = []
-    for (index, piece) in pieces.enumerated() {
-      let bytes = piece.last == 0x0D ? piece.dropLast() : piece
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw ValidationErrorMessage("\(file):\(index + 1): not valid UTF-8")
+  /// Reads `file` once, streaming, before anything renders: refuses an unreadable or empty file,
+  /// one of blank lines only, or a line that is not UTF-8 (`file:line:`). Lines are numbered as an
+  /// editor numbers them (every line counts, blank ones too; a final newline ends the last line).
+  static func scan(_ file: String) throws -> (tiles: Int, lastTileLine: Int) {
+    try FileAccess.checkReadable(file)
+    let reader: LineReader
+    do {
+      reader = try LineReader(path: file)
+    } catch {
+      throw ValidationErrorMessage("cannot read \(file): \(error)")
+    }
+    var tiles = 0
+    var lastTileLine = 0
+    while let line = try reader.next() {
+      if !line.isTooLong {
+        guard String(validating: line.bytes, as: UTF8.self) != nil else {
+          throw ValidationErrorMessage("\(file):\(line.number): not valid UTF-8")
+        }
+        if TileParser.isBlank(line.bytes) { continue }
       }
-      if !text.allSatisfy(\.isWhitespace) { lines.append((index + 1, text)) }
+      tiles += 1
+      lastTileLine = line.number
     }
-    guard !lines.isEmpty else {
-      throw ValidationErrorMessage(
-        "\(file) has only blank lines (\(pieces.count)): there is nothing to render")
+    guard reader.lineCount > 0 else { throw ValidationErrorMessage("\(file) is empty: there is nothing to render") }
+    guard tiles > 0 else {
+      throw ValidationErrorMessage("\(file) has only blank lines (\(reader.lineCount)): there is nothing to render")
     }
-    return lines
+    return (tiles, lastTileLine)
   }
 
   private func report(_ result: RenderedText, path: String) {
@@ -138,13 +151,13 @@ struct RenderCommand: ParsableCommand {
     print("wrote \(path) (\(image.pixelWidth)×\(image.pixelHeight) px, \(result.lineCount) lines)")
   }
 
-  private func warnAboutFonts(_ results: [RenderedText]) {
-    let unknown = results.reduce(0) { $0 + $1.unknownGlyphCount }
-    if unknown > 0 {
-      Terminal.warn("\(unknown) characters have no font and were drawn as boxes (install a font that covers them)")
+  private func warnAboutFonts(unknownGlyphs: Int, missingFamilies: [String]) {
+    if unknownGlyphs > 0 {
+      Terminal.warn(
+        "\(unknownGlyphs) characters have no font and were drawn as boxes (install a font that covers them)")
     }
-    if let missing = results.first?.missingFontFamilies, !missing.isEmpty {
-      Terminal.warn("font family \(missing.joined(separator: ", ")) is not installed; a fallback font was used")
+    if !missingFamilies.isEmpty {
+      Terminal.warn("font family \(missingFamilies.joined(separator: ", ")) is not installed; a fallback font was used")
     }
   }
 }

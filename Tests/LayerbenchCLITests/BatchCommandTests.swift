@@ -44,6 +44,34 @@ struct BatchCommandTests {
     #expect(errors[5].contains("not both"))
   }
 
+  @Test("JSON escapes, surrogate pairs, exponents and nested values read as JSONSerialization reads them")
+  func jsonDetails() throws {
+    let dir = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = #"""
+      {"id": "e\u00e9\ud83d\ude00", "text": "tab\there \"q\" \\ \/ é"}
+      {"id":"x","text":"a","width":2e2,"scale":1.0}
+      {"id": "n", "text": {"nested": 1}}
+      {"id": "s", "text": "a", "width": "200"}
+      {"id": 7.5, "text": "a"}
+      {"id": "b", "text": "a", "maxLines": true}
+      {"id": "h", "text": "a", "height": null, "padding": 0}
+      """#
+    try (input + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
+    let run = try CLI.run(["batch", "--input", "in.jsonl", "--out-dir", "out"], in: dir)
+    #expect(run.status == 1, "\(run)")
+    let records = try CLI.manifest(dir.appendingPathComponent("out/manifest.jsonl"))
+    #expect(records.map { $0["id"] as? String } == ["eé😀", "x", "n", "s", nil, "b", "h"])
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/eé😀.png").path))
+    #expect(records[0]["error"] == nil && records[0]["lines"] as? Int == 1)
+    #expect(records[1]["error"] == nil && records[1]["width"] as? Int == 200)
+    #expect(records[2]["error"] as? String == "'text' and 'markup' must be strings")
+    #expect(records[3]["error"] as? String == "field 'width' must be a number")
+    #expect(records[4]["error"] as? String == "field 'id' must be a string or an integer")
+    #expect(records[5]["error"] as? String == "field 'maxLines' must be a number")
+    #expect(records[6]["error"] == nil)
+  }
+
   @Test(
     "ids that are not safe file names are refused",
     arguments: ["../x", "a/b", ".hidden", "..", "tab\tid", String(repeating: "x", count: 201), ""])
@@ -100,11 +128,11 @@ struct BatchCommandTests {
 
     let args = ["batch", "--input", "in.jsonl", "--out-dir", "resumed", "--workers", "2"]
     let first = try CLI.run(args + ["--kill-after", "30"], in: dir)
-    #expect(first.reason == .uncaughtSignal && first.status == SIGKILL)
+    #expect(first.signalled && first.status == SIGKILL)
     #expect(try CLI.manifest(dir.appendingPathComponent("resumed/manifest.jsonl")).count == 30)
     // Killed again during the resume: the next run merges both manifests.
     let second = try CLI.run(args + ["--kill-after", "70"], in: dir)
-    #expect(second.reason == .uncaughtSignal)
+    #expect(second.signalled)
     let last = try CLI.run(args, in: dir)
     #expect(last.status == 1)
     #expect(last.stderr.contains("kept from the last run"))
@@ -175,5 +203,52 @@ struct BatchCommandTests {
     let tampered = try CLI.run(["batch", "merge", "sharded"], in: dir)
     #expect(tampered.status == 2 && tampered.stderr.contains("t4.png (line 5) does not match its checksum"))
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("sharded/manifest.jsonl").path))
+  }
+
+  @Test("a killed run's temporary files are removed at the next start: only this shard's, by their name pattern")
+  func staleTemporaryFiles() throws {
+    let dir = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try CLI.jsonl(4).write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
+    let out = dir.appendingPathComponent("out")
+    try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    let ours = [".t1.png.all.0.tmp", ".t9.png.all.13.tmp", ".manifest.jsonl.all.0.tmp"]
+    let oursAsShard = [".t2.png.s0of2.1.tmp"]
+    let others = [
+      ".t3.png.s1of2.0.tmp",  // another shard's, maybe in flight
+      "t4.png.all.0.tmp",  // not hidden: never a name of ours
+      ".t5.png.all.x.tmp", ".t6.png.all.0.tmp.keep", ".all.0.tmp", "notes.tmp", ".hidden",
+    ]
+    for name in ours + oursAsShard + others { try Data("partial".utf8).write(to: out.appendingPathComponent(name)) }
+    try FileManager.default.createDirectory(
+      at: out.appendingPathComponent(".d.png.all.0.tmp"), withIntermediateDirectories: true)
+
+    let whole = try CLI.run(["batch", "--input", "in.jsonl", "--out-dir", "out"], in: dir)
+    #expect(whole.status == 0, "\(whole)")
+    #expect(whole.stderr.contains("removed 3 temporary files a killed run left"), "\(whole)")
+    var left = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+    #expect(left.isDisjoint(with: ours))
+    #expect(left.isSuperset(of: oursAsShard + others + [".d.png.all.0.tmp"]))
+
+    let shard = try CLI.run(["batch", "--input", "in.jsonl", "--out-dir", "out", "--shard", "0/2"], in: dir)
+    #expect(shard.status == 0 && shard.stderr.contains("removed 1 temporary file a killed run left"), "\(shard)")
+    left = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+    #expect(left.isDisjoint(with: oursAsShard))
+    #expect(left.isSuperset(of: others))
+  }
+
+  @Test("a run that leaves no temporary files behind, and a resumed one, reports none removed")
+  func noTemporaryFilesLeft() throws {
+    let dir = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try CLI.jsonl(30).write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
+    let args = ["batch", "--input", "in.jsonl", "--out-dir", "out", "--workers", "2"]
+    let killed = try CLI.run(args + ["--kill-after", "10"], in: dir)
+    #expect(killed.signalled && killed.status == SIGKILL)
+    let resumed = try CLI.run(args, in: dir)
+    #expect(resumed.status == 0, "\(resumed)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out").path)
+    #expect(!files.contains { $0.hasSuffix(".tmp") }, "\(files)")
+    #expect(files.count == 31)  // 30 PNGs and the manifest
   }
 }

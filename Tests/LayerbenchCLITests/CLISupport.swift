@@ -1,67 +1,109 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
-/// Runs the built `layerbench` binary (next to the test bundle in .build/<triple>/debug).
+/// Runs the built `layerbench` binary (SwiftPM builds it next to the test bundle, in
+/// `.build/<triple>/debug/`; `LAYERBENCH_BIN` overrides) as a user runs it, in a directory of the test's.
 enum CLI {
-  struct Run {
+  /// What one run printed and how it ended.
+  struct Outcome: CustomStringConvertible {
+    /// The exit status, or the signal number when `signalled`.
     var status: Int32
-    var reason: Process.TerminationReason
+    var signalled: Bool
+    var timedOut: Bool
     var stdout: String
     var stderr: String
+
+    /// Standard error's non-empty lines.
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+
+    /// A plain failure: exited by itself with a status from 1 to 127 (not a signal, not a timeout).
+    var failedCleanly: Bool { !signalled && !timedOut && (1..<128).contains(status) }
+
+    var description: String {
+      let end = timedOut ? "timed out" : signalled ? "signal \(status)" : "exit \(status)"
+      return "\(end)\nstdout: \(stdout.prefix(2000))\nstderr: \(stderr.prefix(2000))"
+    }
   }
 
-  static let binary: URL = {
+  /// The built executable, or nil when it is missing.
+  static let executable: URL? = {
     if let path = ProcessInfo.processInfo.environment["LAYERBENCH_BIN"] { return URL(fileURLWithPath: path) }
-    var candidates: [URL] = []
+    let testBinary =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var candidates = [URL(fileURLWithPath: testBinary).deletingLastPathComponent()]
     if let bundle = Bundle.main.executableURL { candidates.append(bundle.deletingLastPathComponent()) }
-    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    for directory in candidates {
-      let binary = directory.appendingPathComponent("layerbench")
-      if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-    }
-    // The package's own .build, from this file's path.
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-    return root.appendingPathComponent(".build/debug/layerbench")
+    return candidates.map { $0.appendingPathComponent("layerbench") }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
   }()
 
+  /// Runs `layerbench arguments` in `directory` and waits for it, killing it after `timeout` seconds
+  /// (a hang fails the test instead of blocking the suite). The Swift runtime's backtracer is off, so
+  /// a trap ends the process at once with its signal; shard variables of the test's own environment
+  /// (a CI job on Slurm) are cleared, `environment` is added.
   @discardableResult
-  static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> Run {
+  static func run(
+    _ arguments: [String], environment: [String: String] = [:], in directory: URL, timeout: Double = 120
+  ) throws -> Outcome {
+    guard let executable else { throw CLIError("layerbench is not built") }
+    let logs = try temporaryDirectory(named: "layerbench-cli-logs")
+    defer { try? FileManager.default.removeItem(at: logs) }
+    let outURL = logs.appendingPathComponent("stdout"), errURL = logs.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    defer {
+      try? out.close()
+      try? err.close()
+    }
+
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = directory
     var env = ProcessInfo.processInfo.environment
     for key in ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "JOB_COMPLETION_INDEX"] {
       env[key] = nil
     }
+    env["SWIFT_BACKTRACE"] = "enable=no"
     env.merge(environment) { $1 }
     process.environment = env
+    process.standardInput = FileHandle.nullDevice
     // Output to files, not pipes: nothing to drain while the child runs.
-    let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-    let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    defer {
-      try? FileManager.default.removeItem(at: outURL)
-      try? FileManager.default.removeItem(at: errURL)
-    }
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
+    process.standardOutput = out
+    process.standardError = err
     try process.run()
+
+    let pid = process.processIdentifier
+    let killed = Atomic<Bool>(false)
+    let watchdog = DispatchWorkItem {
+      killed.store(true, ordering: .relaxed)
+      kill(pid, SIGKILL)
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     process.waitUntilExit()
-    let outData = try Data(contentsOf: outURL)
-    let errData = try Data(contentsOf: errURL)
-    return Run(
-      status: process.terminationStatus, reason: process.terminationReason,
-      stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    watchdog.cancel()
+
+    return Outcome(
+      status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+      timedOut: killed.load(ordering: .relaxed),
+      stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
   }
 
-  /// A fresh temporary directory.
-  static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-cli-\(UUID().uuidString)")
+  /// A fresh temporary directory (the caller removes it).
+  static func temporaryDirectory(named prefix: String = "layerbench-cli") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+  }
+
+  /// Runs `body` with a fresh temporary directory, removed afterwards.
+  static func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try body(directory)
   }
 
   /// The manifest's records, one dictionary per line.
@@ -96,4 +138,9 @@ enum CLI {
     (0..<count).map { #"{"id": "\#(prefix)\#($0)", "text": "Tile \#($0): the quick brown fox"}"# }
       .joined(separator: "\n") + "\n"
   }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
 }

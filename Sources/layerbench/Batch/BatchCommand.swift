@@ -114,6 +114,11 @@ enum BatchRunner {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode(2)
     }
+    if summary.staleTemporaryFiles > 0 {
+      let files = summary.staleTemporaryFiles == 1 ? "file" : "files"
+      FileHandle.standardError.write(
+        Data("batch: removed \(summary.staleTemporaryFiles) temporary \(files) a killed run left\n".utf8))
+    }
     let rate = Double(summary.rendered + summary.reused) / max(summary.seconds, 1e-9)
     let shard = configuration.shard.map { " (shard \($0))" } ?? ""
     let line =

@@ -1,5 +1,4 @@
 import AsyncLayer
-import DequeModule
 import Dispatch
 import Foundation
 import Synchronization
@@ -21,8 +20,14 @@ struct BatchConfiguration: Sendable {
   /// Seconds between progress lines when standard error is not a terminal (0: none).
   var progressInterval: Double = 10
   var encoder = PNGEncoder()
+  /// Whether the run keeps a manifest (and so can resume); `render --file` writes only the PNGs.
+  var writesManifest = true
+  /// Called with each record in input order as it is committed (on a worker thread, one call at a time).
+  var onCommit: (@Sendable (ManifestRecord) -> Void)?
 
   var manifestName: String { shard?.manifestName ?? "manifest.jsonl" }
+  /// Names this run's temporary files apart from other shards' writing into the same directory.
+  var temporaryTag: String { shard.map { "s\($0.index)of\($0.count)" } ?? "all" }
 }
 
 struct BatchSummary: Sendable {
@@ -36,6 +41,8 @@ struct BatchSummary: Sendable {
   var stoppedByFailure = false
   var manifestPath = ""
   var firstError: String?
+  /// Temporary files of an earlier, killed run of this command that were removed at the start.
+  var staleTemporaryFiles = 0
 }
 
 /// Counters the workers bump and the progress line reads. (Locks below are `ThreadSanitizedMutex`: the
@@ -54,10 +61,11 @@ final class BatchCounters: Sendable {
 
 /// Streams an input file through K worker threads into PNG files and a manifest.
 ///
-/// The reading thread takes a window slot per tile and queues it; a worker parses, renders,
-/// encodes and writes the PNG (temporary file, then rename), and hands the record to the commit
-/// step, which appends records to the manifest in input order and frees their slots. Memory is
-/// bounded by the window: at most `window` input lines and records, and `workers` images at once.
+/// Each worker takes a window slot, reads the next line of the input under the feed's lock (no
+/// reader thread: nothing to wake per tile), parses, renders, encodes and writes the PNG (temporary
+/// file, then rename), and hands the record to the commit step, which appends records to the
+/// manifest in input order and frees their slots. Memory is bounded by the window: at most
+/// `window` input lines and records, and `workers` images at once.
 final class BatchEngine: Sendable {
   let configuration: BatchConfiguration
   let counters = BatchCounters()
@@ -71,15 +79,30 @@ final class BatchEngine: Sendable {
     var previous: ManifestRecord?
   }
 
+  /// A finished tile on its way to the manifest: the record and its JSON line, encoded on the worker.
+  private struct Committed {
+    var record: ManifestRecord
+    var line: Data
+    var reused: Bool
+  }
+
   private struct CommitState {
     var next = 0
-    var pending: [Int: (record: ManifestRecord, reused: Bool)] = [:]
+    var pending: [Int: Committed] = [:]
     var firstError: String?
     var writeError: String?
   }
 
-  private let jobs = ThreadSanitizedMutex(Deque<Job?>())
-  private let jobsReady = DispatchSemaphore(value: 0)
+  /// The input side, which the workers read in turn.
+  private struct Feed {
+    var lines: LineReader?
+    var previous: ManifestReader?
+    var sequence = 0
+    var blankLines = 0
+    var error: (any Error)?
+  }
+
+  private let feed = ThreadSanitizedMutex(Feed())
   private let windowSlots: DispatchSemaphore
   private let commitState = ThreadSanitizedMutex(CommitState())
   private let manifestFD = ThreadSanitizedMutex<Int32>(-1)
@@ -96,21 +119,25 @@ final class BatchEngine: Sendable {
     let config = configuration
     let start = DispatchTime.now().uptimeNanoseconds
     do {
-      try FileManager.default.createDirectory(atPath: config.outDir, withIntermediateDirectories: true)
+      try FileAccess.createDirectory(config.outDir)
     } catch {
-      throw BatchError("\(config.outDir): cannot create directory: \((error as NSError).localizedDescription)")
+      throw BatchError("\(error)")
     }
-    let reader = try LineReader(path: config.input, maxLineBytes: config.maxLineBytes)
+    let directory = try OutputDirectory(path: config.outDir, temporaryTag: config.temporaryTag)
+    let staleTemporaryFiles = directory.removeTemporaryFiles()
     let inputSize = (try? FileManager.default.attributesOfItem(atPath: config.input)[.size] as? Int) ?? 0
-    let previous = try prepareManifest()
-    if let shard = config.shard {
-      unlink((config.outDir as NSString).appendingPathComponent(shard.completionName))
+    // The readers are made inside the lock that keeps them (they are not Sendable).
+    try feed.withLock { feed in
+      feed.lines = try LineReader(path: config.input, maxLineBytes: config.maxLineBytes)
+      feed.previous = config.writesManifest ? try prepareManifest() : nil
     }
-
-    let fd = open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw BatchError("\(manifestPath): cannot create: \(String(cString: strerror(errno)))") }
-    manifestFD.withLock { $0 = fd }
-    defer { close(fd) }
+    if config.writesManifest {
+      if let shard = config.shard { unlinkat(directory.descriptor, shard.completionName, 0) }
+      let fd = open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw BatchError("\(manifestPath): cannot create: \(String(cString: strerror(errno)))") }
+      manifestFD.withLock { $0 = fd }
+    }
+    defer { manifestFD.withLock { if $0 >= 0 { close($0) } } }
 
     let progress = BatchProgress(counters: counters, inputSize: inputSize, interval: config.progressInterval)
     progress.start()
@@ -123,7 +150,7 @@ final class BatchEngine: Sendable {
     let finished = DispatchSemaphore(value: 0)
     for worker in 0..<config.workers {
       let thread = Thread { [self] in
-        work(worker: worker)
+        work(worker: worker, directory: directory)
         finished.signal()
       }
       thread.stackSize = 8 << 20
@@ -131,29 +158,13 @@ final class BatchEngine: Sendable {
       thread.start()
     }
 
-    var sequence = 0
-    var blankLines = 0
-    var readError: (any Error)?
-    do {
-      while !counters.stop.load(ordering: .relaxed), let line = try reader.next() {
-        counters.inputBytesRead.store(reader.consumed, ordering: .relaxed)
-        if let shard = config.shard, !shard.contains(line: line.number) { continue }
-        if !line.isTooLong, TileParser.isBlank(line.bytes) {
-          blankLines += 1
-          continue
-        }
-        let record = try previous?.record(forLine: line.number)
-        windowSlots.wait()
-        enqueue(
-          Job(sequence: sequence, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong, previous: record))
-        sequence += 1
-      }
-    } catch {
-      readError = error
-    }
-    for _ in 0..<config.workers { enqueue(nil) }
     for _ in 0..<config.workers { finished.wait() }
     progress.stop()
+    let (blankLines, inputLines, readError) = feed.withLock { feed in
+      let read = (feed.blankLines, feed.lines?.lineCount ?? 0, feed.error)
+      feed = Feed()  // closes the input and the previous manifest
+      return read
+    }
 
     let state = commitState.withLock { $0 }
     var summary = BatchSummary()
@@ -167,20 +178,20 @@ final class BatchEngine: Sendable {
     summary.stoppedByFailure = config.failFast && summary.failures > 0
     summary.manifestPath = manifestPath
     summary.firstError = state.firstError
+    summary.staleTemporaryFiles = staleTemporaryFiles
     if let writeError = state.writeError { throw BatchError(writeError) }
     if let readError { throw readError }
 
     let complete = !summary.interrupted && !summary.stoppedByFailure
-    if complete {
+    if complete, config.writesManifest {
       unlink(manifestPath + ".resume")
       if let shard = config.shard {
         let completion = ShardCompletion(
-          shard: shard.description, inputLines: reader.lineCount, blankLines: blankLines, records: summary.records,
+          shard: shard.description, inputLines: inputLines, blankLines: blankLines, records: summary.records,
           failures: summary.failures)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let path = (config.outDir as NSString).appendingPathComponent(shard.completionName)
-        try BatchFiles.writeAtomically(try encoder.encode(completion), to: path, temporary: path + ".tmp")
+        try directory.writeAtomically(try encoder.encode(completion), named: shard.completionName, worker: 0)
       }
     }
     return summary
@@ -246,21 +257,50 @@ final class BatchEngine: Sendable {
     return source
   }
 
-  private func enqueue(_ job: Job?) {
-    jobs.withLock { $0.append(job) }
-    jobsReady.signal()
-  }
-
-  private func work(worker: Int) {
-    while true {
-      jobsReady.wait()
-      guard let job = jobs.withLock({ $0.popFirst() }), let job else { return }
-      let (record, reused) = process(job, worker: worker)
-      commit(record, sequence: job.sequence, reused: reused)
+  /// The next line of this run (of its shard, not blank) as a job, or nil at the end of the input,
+  /// on a stop, or after a read error (kept for the summary).
+  private func nextJob() -> Job? {
+    let (counters, shard) = (counters, configuration.shard)
+    return feed.withLock { feed -> Job? in
+      guard feed.error == nil, let lines = feed.lines else { return nil }
+      do {
+        while !counters.stop.load(ordering: .relaxed), let line = try lines.next() {
+          counters.inputBytesRead.store(lines.consumed, ordering: .relaxed)
+          if let shard, !shard.contains(line: line.number) { continue }
+          if !line.isTooLong, TileParser.isBlank(line.bytes) {
+            feed.blankLines += 1
+            continue
+          }
+          let previous = try feed.previous?.record(forLine: line.number)
+          feed.sequence += 1
+          return Job(
+            sequence: feed.sequence - 1, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong,
+            previous: previous)
+        }
+      } catch {
+        feed.error = error
+        counters.stop.store(true, ordering: .relaxed)
+      }
+      return nil
     }
   }
 
-  private func process(_ job: Job, worker: Int) -> (ManifestRecord, reused: Bool) {
+  private func work(worker: Int, directory: OutputDirectory) {
+    while true {
+      // A slot first: a worker never holds a line the window has no room for.
+      windowSlots.wait()
+      guard let job = nextJob() else {
+        windowSlots.signal()
+        return
+      }
+      let (record, reused) = process(job, worker: worker, directory: directory)
+      // The JSON line is encoded here, in parallel, not by the one committing thread.
+      let line = configuration.writesManifest ? record.jsonLine() : Data()
+      commit(Committed(record: record, line: line, reused: reused), sequence: job.sequence)
+    }
+  }
+
+  private func process(_ job: Job, worker: Int, directory: OutputDirectory) -> (ManifestRecord, reused: Bool) {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = ManifestRecord(line: job.line)
     if job.isTooLong {
@@ -272,14 +312,12 @@ final class BatchEngine: Sendable {
       let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
       record.id = spec.id
       let file = spec.id + ".png"
-      let path = (configuration.outDir as NSString).appendingPathComponent(file)
-      if let previous = job.previous, isReusable(previous, as: record, file: file, path: path) {
+      if let previous = job.previous, isReusable(previous, as: record, file: file, in: directory) {
         return (previous, true)
       }
       let rendered = try spec.tile.render()
       let png = try configuration.encoder.encode(rendered.image)
-      let temporary = (configuration.outDir as NSString).appendingPathComponent(".\(file).\(worker).tmp")
-      try BatchFiles.writeAtomically(png, to: path, temporary: temporary)
+      try directory.writeAtomically(png, named: file, worker: worker)
       record.file = file
       record.width = rendered.image.pixelWidth
       record.height = rendered.image.pixelHeight
@@ -298,41 +336,53 @@ final class BatchEngine: Sendable {
   }
 
   /// Whether the previous run's record for this line still describes the file on disk.
-  private func isReusable(_ previous: ManifestRecord, as record: ManifestRecord, file: String, path: String) -> Bool {
+  private func isReusable(
+    _ previous: ManifestRecord, as record: ManifestRecord, file: String, in directory: OutputDirectory
+  ) -> Bool {
     guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
-      let data = FileManager.default.contents(atPath: path), data.count == previous.bytes
+      let bytes = previous.bytes, let data = directory.contents(of: file, expectedSize: bytes)
     else { return false }
     return SHA256.hex(data) == previous.sha256
   }
 
-  /// Appends records to the manifest in input order, as soon as every earlier one is there.
-  private func commit(_ record: ManifestRecord, sequence: Int, reused: Bool) {
+  /// Appends records to the manifest in input order, as soon as every earlier one is there: the
+  /// records that became ready together go out in one write.
+  private func commit(_ finished: Committed, sequence: Int) {
     commitState.withLock { state in
-      state.pending[sequence] = (record, reused)
-      while let (ready, wasReused) = state.pending.removeValue(forKey: state.next) {
+      state.pending[sequence] = finished
+      var lines = Data()
+      var killAt: Int?
+      while let ready = state.pending.removeValue(forKey: state.next) {
         state.next += 1
-        if state.writeError == nil {
-          do {
-            try manifestFD.withLock { fd in try BatchFiles.writeAll(fd, ready.jsonLine(), path: manifestPath) }
-          } catch {
-            state.writeError = "\(error)"
-            counters.stop.store(true, ordering: .relaxed)
-          }
-        }
-        if let error = ready.error {
+        lines.append(ready.line)
+        let record = ready.record
+        if let error = record.error {
           counters.failures.add(1, ordering: .relaxed)
-          if state.firstError == nil { state.firstError = "line \(ready.line): \(error)" }
+          if state.firstError == nil { state.firstError = "line \(record.line): \(error)" }
           if configuration.failFast { counters.stop.store(true, ordering: .relaxed) }
-        } else if wasReused {
+        } else if ready.reused {
           counters.reused.add(1, ordering: .relaxed)
         } else {
           counters.rendered.add(1, ordering: .relaxed)
-          counters.bytesWritten.add(ready.bytes ?? 0, ordering: .relaxed)
+          counters.bytesWritten.add(record.bytes ?? 0, ordering: .relaxed)
         }
+        configuration.onCommit?(record)
         let records = counters.records.add(1, ordering: .relaxed).newValue
         windowSlots.signal()
-        if let limit = configuration.killAfter, records >= limit { kill(getpid(), SIGKILL) }
+        if let limit = configuration.killAfter, records >= limit {
+          killAt = records
+          break
+        }
       }
+      if !lines.isEmpty, state.writeError == nil {
+        do {
+          try manifestFD.withLock { fd in try BatchFiles.writeAll(fd, lines, path: manifestPath) }
+        } catch {
+          state.writeError = "\(error)"
+          counters.stop.store(true, ordering: .relaxed)
+        }
+      }
+      if killAt != nil { kill(getpid(), SIGKILL) }
     }
   }
 }

@@ -22,19 +22,23 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   var succeeded: Bool { error == nil && file != nil && sha256 != nil && bytes != nil }
 
   /// The record as one JSON line, newline included: keys sorted, fields that are nil left out (as
-  /// `JSONEncoder` with `.sortedKeys` writes it, at a fraction of the cost).
+  /// `JSONEncoder` with `.sortedKeys` writes it, at a fraction of the cost: bytes appended in place).
   func jsonLine() -> Data {
-    var out = "{"
-    func key(_ name: String) {
-      if out.utf8.count > 1 { out += "," }
-      out += "\"\(name)\":"
+    var out: [UInt8] = []
+    out.reserveCapacity(320)
+    out.append(UInt8(ascii: "{"))
+    func key(_ name: StaticString) {
+      if out.count > 1 { out.append(UInt8(ascii: ",")) }
+      out.append(UInt8(ascii: "\""))
+      out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+      out.append(contentsOf: "\":".utf8)
     }
-    func int(_ name: String, _ value: Int?) {
+    func int(_ name: StaticString, _ value: Int?) {
       guard let value else { return }
       key(name)
-      out += String(value)
+      out.append(contentsOf: String(value).utf8)
     }
-    func string(_ name: String, _ value: String?) {
+    func string(_ name: StaticString, _ value: String?) {
       guard let value else { return }
       key(name)
       Self.appendQuoted(value, to: &out)
@@ -49,31 +53,34 @@ struct ManifestRecord: Codable, Sendable, Equatable {
     int("lines", lines)
     if let ms, ms.isFinite {
       key("ms")
-      out += "\(ms)"
+      out.append(contentsOf: "\(ms)".utf8)
     }
     string("sha256", sha256)
     int("unknownGlyphs", unknownGlyphs)
     int("width", width)
-    out += "}\n"
-    return Data(out.utf8)
+    out.append(contentsOf: "}\n".utf8)
+    return Data(out)
   }
 
-  static func appendQuoted(_ value: String, to out: inout String) {
-    out += "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
+  /// `value` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
+  static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+      case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+      case 0x0a: out.append(contentsOf: "\\n".utf8)
+      case 0x0d: out.append(contentsOf: "\\r".utf8)
+      case 0x09: out.append(contentsOf: "\\t".utf8)
+      case 0..<0x20, 0x7f:
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(contentsOf: "\\u00".utf8)
+        out.append(hex[Int(byte >> 4)])
+        out.append(hex[Int(byte & 0xf)])
+      default: out.append(byte)
       }
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 
   static func parse(_ line: Data) -> ManifestRecord? {
@@ -112,11 +119,27 @@ final class LineReader {
 
   deinit { try? handle.close() }
 
+  /// The index of the next "\n" in the buffer from `start` (memchr: a line is found in one pass).
+  private func nextNewline() -> Int? {
+    buffer.withUnsafeBytes { raw -> Int? in
+      guard start < raw.count, let base = raw.baseAddress,
+        let found = memchr(base + start, 0x0a, raw.count - start)
+      else { return nil }
+      return base.distance(to: UnsafeRawPointer(found))
+    }
+  }
+
+  /// A line's bytes; the first line loses a UTF-8 byte-order mark (editors on Windows write one).
+  private func lineBytes(_ bytes: Data) -> Data {
+    if lineCount == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Data(bytes.dropFirst(3)) }
+    return Data(bytes)
+  }
+
   func next() throws -> Line? {
     var tooLong = false
     while true {
-      if let newline = buffer[start...].firstIndex(of: 0x0a) {
-        let bytes = tooLong ? Data() : Data(buffer[start..<newline])
+      if let newline = nextNewline() {
+        let bytes = tooLong ? Data() : lineBytes(buffer[start..<newline])
         consumed += newline + 1 - start
         start = newline + 1
         lineCount += 1
@@ -124,7 +147,7 @@ final class LineReader {
       }
       if atEnd {
         guard start < buffer.count || tooLong else { return nil }
-        let bytes = tooLong ? Data() : Data(buffer[start...])
+        let bytes = tooLong ? Data() : lineBytes(buffer[start...])
         consumed += buffer.count - start
         buffer = Data()
         start = 0
@@ -193,23 +216,6 @@ struct BatchError: Error, CustomStringConvertible {
 /// Small POSIX file helpers.
 enum BatchFiles {
   static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-
-  /// Writes `data` to `path` in one piece (temporary file in the same directory, then rename).
-  static func writeAtomically(_ data: Data, to path: String, temporary: String) throws {
-    try write(data, to: temporary)
-    guard rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw BatchError("\(path): cannot rename into place: \(reason)")
-    }
-  }
-
-  static func write(_ data: Data, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw BatchError("\(path): cannot create: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    try writeAll(fd, data, path: path)
-  }
 
   static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
     try data.withUnsafeBytes { raw in

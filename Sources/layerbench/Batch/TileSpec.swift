@@ -66,12 +66,23 @@ struct TileParser: Sendable {
     ].joined(separator: "\u{1f}")
   }
 
-  /// Whether a line holds a tile at all (blank lines are skipped in every format).
+  /// Whether a line holds a tile at all: blank lines (nothing but Unicode white space) are skipped in
+  /// every format. ASCII decides at the first byte that is not a space; only a line of spaces with
+  /// non-ASCII bytes in it is decoded.
   static func isBlank(_ line: Data) -> Bool {
-    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
+    for byte in line {
+      switch byte {
+      case 0x09...0x0d, 0x20: continue
+      case 0x80...: return String(data: line, encoding: .utf8)?.allSatisfy(\.isWhitespace) ?? false
+      default: return false
+      }
+    }
+    return true
   }
 
   func parse(_ line: Data, lineNumber: Int) throws(TileSpecError) -> TileSpec {
+    // Most lines are flat objects: read without JSONSerialization (and its bridging to Swift).
+    if format == .jsonl, let object = FlatJSON.object(line) { return try tileSpec(object) }
     guard var text = String(data: line, encoding: .utf8) else {
       throw TileSpecError(id: nil, description: "line is not valid UTF-8")
     }
@@ -99,6 +110,11 @@ struct TileParser: Sendable {
       let detail = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "\(error)"
       throw TileSpecError(id: nil, description: "bad JSON: \(detail)")
     }
+    return try tileSpec(object)
+  }
+
+  /// The tile of a line's JSON object (values as JSONSerialization gives them).
+  private func tileSpec(_ object: [String: Any]) throws(TileSpecError) -> TileSpec {
     let id: String
     let rawID = object["id"]
     if let string = rawID as? String {

@@ -5,22 +5,35 @@ import Testing
 /// and what it prints on standard error.
 @Suite(
   "layerbench command line", .serialized,
-  .enabled(if: CLIRunner.executable != nil, "layerbench is not built next to the test bundle; run `swift build`"))
+  .enabled(if: CLI.executable != nil, "layerbench is not built next to the test bundle; run `swift build`"))
 struct CLITests {
   /// Runs `arguments` in a fresh temporary directory.
   func run(_ arguments: [String], timeout: Double = 120, setUp: (URL) throws -> Void = { _ in }) throws
-    -> CLIRunner.Outcome
+    -> CLI.Outcome
   {
-    try CLIRunner.withTemporaryDirectory { directory in
+    try CLI.withTemporaryDirectory { directory in
       try setUp(directory)
-      return try CLIRunner.run(arguments, in: directory, timeout: timeout)
+      return try CLI.run(arguments, in: directory, timeout: timeout)
+    }
+  }
+
+  /// Runs `arguments` in a fresh temporary directory, expects a clean exit 0, and hands the directory
+  /// (removed afterwards) and the outcome to `check`.
+  func expectSuccess(
+    _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation,
+    check: (URL, CLI.Outcome) throws -> Void
+  ) throws {
+    try CLI.withTemporaryDirectory { directory in
+      let outcome = try CLI.run(arguments, in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)", sourceLocation: sourceLocation)
+      try check(directory, outcome)
     }
   }
 
   /// Bad input: exit status 1–127 by itself (no trap, no hang), one line on standard error without
   /// the usage text or Foundation's jargon, containing every fragment.
   func expectRefusal(
-    _ outcome: CLIRunner.Outcome, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
+    _ outcome: CLI.Outcome, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
   ) {
     #expect(outcome.failedCleanly, "\(outcome)", sourceLocation: sourceLocation)
     #expect(outcome.stderrLines.count == 1, "\(outcome)", sourceLocation: sourceLocation)
@@ -34,9 +47,7 @@ struct CLITests {
 
   @Test("a tile renders to a PNG file and the command exits 0")
   func renderSucceeds() throws {
-    try CLIRunner.withTemporaryDirectory { directory in
-      let outcome = try CLIRunner.run(["render", "--text", "hi", "-o", "tile.png"], in: directory)
-      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+    try expectSuccess(["render", "--text", "hi", "-o", "tile.png"]) { directory, _ in
       let data = try Data(contentsOf: directory.appendingPathComponent("tile.png"))
       #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
@@ -46,9 +57,7 @@ struct CLITests {
 
   @Test("-o writes the format its extension names", arguments: ["t.png", "t.jpg", "t.JPEG"])
   func outputFormatFollowsExtension(name: String) throws {
-    try CLIRunner.withTemporaryDirectory { directory in
-      let outcome = try CLIRunner.run(["render", "--text", "hi", "-o", name], in: directory)
-      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+    try expectSuccess(["render", "--text", "hi", "-o", name]) { directory, _ in
       let data = try Data(contentsOf: directory.appendingPathComponent(name))
       let magic: [UInt8] = name.lowercased().hasSuffix(".png") ? [0x89, 0x50, 0x4E, 0x47] : [0xFF, 0xD8, 0xFF]
       #expect(data.starts(with: magic), "\(name) starts with \(Array(data.prefix(4)))")
@@ -241,10 +250,8 @@ struct CLITests {
 
   @Test("a negative line spacing in range renders")
   func negativeLineSpacing() throws {
-    try CLIRunner.withTemporaryDirectory { directory in
-      let outcome = try CLIRunner.run(
-        ["render", "--text", "a b c d e f", "--width", "40", "--line-spacing", "-2", "-o", "t.png"], in: directory)
-      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+    try expectSuccess(["render", "--text", "a b c d e f", "--width", "40", "--line-spacing", "-2", "-o", "t.png"]) {
+      directory, _ in
       #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.png").path))
     }
   }
@@ -259,9 +266,9 @@ struct CLITests {
   @Test("render --file: a bad line names the file and its line number, counting blank lines; exit 1, no usage")
   func fileLineNumbers() throws {
     let text = Array("first\n\n<b>unclosed\n\r\nfifth\n".utf8)
-    try CLIRunner.withTemporaryDirectory { directory in
+    try CLI.withTemporaryDirectory { directory in
       try file("t.txt", text)(directory)
-      let outcome = try CLIRunner.run(
+      let outcome = try CLI.run(
         ["render", "--file", "t.txt", "--file-is-markup", "--out-dir", "tiles"], in: directory)
       expectRefusal(outcome, ["error: t.txt:3: invalid markup"])
       #expect(outcome.status == 1)
@@ -283,6 +290,27 @@ struct CLITests {
     #expect(errors.dropFirst().first?.hasPrefix("error: t.txt:4: invalid markup") == true, "\(outcome)")
     #expect(errors.last == "error: 2 of 3 tiles failed", "\(outcome)")
     #expect(!outcome.stderr.contains("Usage:"))
+  }
+
+  @Test("render --file: tiles in line order as they are written, named by line; no manifest or temporary files")
+  func fileStreamsInOrder() throws {
+    var lines: [String] = []
+    for number in 1...40 { lines.append(number % 7 == 0 ? "  " : "line \(number) of the file") }
+    // A byte-order mark before the first line and Windows line ends change nothing.
+    let text = [0xEF, 0xBB, 0xBF] + Array(lines.joined(separator: "\r\n").utf8) + [0x0A]
+    try CLI.withTemporaryDirectory { directory in
+      try file("t.txt", text)(directory)
+      let outcome = try CLI.run(["render", "--file", "t.txt", "--out-dir", "tiles"], in: directory)
+      #expect(outcome.status == 0 && outcome.stderr.isEmpty, "\(outcome)")
+      let expected = (1...40).filter { $0 % 7 != 0 }.map { String(format: "tile-%04d.png", $0) }
+      let wrote = outcome.stdout.split(separator: "\n").map { line in
+        line.split(separator: " ")[1].split(separator: "/").last.map(String.init) ?? ""
+      }
+      #expect(wrote == expected)
+      #expect(outcome.stdout.hasPrefix("wrote tiles/tile-0001.png (750×"), "\(outcome)")
+      let written = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tiles").path)
+      #expect(written.sorted() == expected)
+    }
   }
 
   @Test(
@@ -320,10 +348,8 @@ struct CLITests {
 
   @Test("throughput without --sweep writes --json and --chart too")
   func throughputSingleRunOutputs() throws {
-    try CLIRunner.withTemporaryDirectory { directory in
-      let outcome = try CLIRunner.run(
-        ["throughput", "--tiles", "1", "--workers", "2", "--json", "run.json", "--chart", "run.jpg"], in: directory)
-      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+    try expectSuccess(["throughput", "--tiles", "1", "--workers", "2", "--json", "run.json", "--chart", "run.jpg"]) {
+      directory, outcome in
       #expect(outcome.stdout.contains("wrote run.json") && outcome.stdout.contains("wrote run.jpg"), "\(outcome)")
       let json = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("run.json")))
       let object = try #require(json as? [String: Any])

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+@testable import AsyncLayer
+
+@Suite("SHA-256")
+struct SHA256Tests {
+  /// The portable rounds, and the CPU's SHA instructions when this machine has them.
+  static let paths = [false] + (SHA256.hasHardwareRounds ? [true] : [])
+
+  @Test("FIPS 180-4 test vectors", arguments: paths)
+  func vectors(hardware: Bool) {
+    #expect(
+      SHA256.hex(Data(), hardware: hardware) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(
+      SHA256.hex(Data("abc".utf8), hardware: hardware)
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(
+      SHA256.hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8), hardware: hardware)
+        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+  }
+
+  @Test(
+    "the SHA instructions and the portable rounds agree at every length around the block edges",
+    .enabled(if: SHA256.hasHardwareRounds, "this CPU has no SHA instructions"))
+  func hardwareMatchesPortable() {
+    let bytes = Data((0..<6700).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 17) })
+    for length in Array(0...200) + [6591, 6592, 6593, 6700] {
+      let prefix = bytes.prefix(length)
+      #expect(SHA256.hex(prefix, hardware: true) == SHA256.hex(prefix, hardware: false), "length \(length)")
+    }
+  }
+}
