@@ -52,13 +52,18 @@ struct FontsCommand: ParsableCommand {
     let input = try readInput()
     var style = TextStyle(font: font)
     style.language = language
-    let coverage = try FontCoverage(markup ? .markup(input) : .plain(input), style: style)
+    // Plain text is checked in parts of whole lines, so that a file longer than one layout takes
+    // (TextLimits) is checked whole; markup in one piece, as a tag may span lines.
+    let parts = markup ? [input] : Self.parts(of: input)
+    let coverage = FontCoverage(
+      combining: try parts.map { try FontCoverage(markup ? .markup($0) : .plain($0), style: style) })
     print(Self.describe(coverage, family: style.fontFamily, files: files), terminator: "")
     if !coverage.isComplete {
       let scripts = Self.scriptsWithout(coverage)
+      let count = coverage.missingCharacterCount
       throw ValidationErrorMessage(
-        "\(coverage.missingCharacterCount) characters have no font (\(scripts)); install a font that covers "
-          + "them (`make deps` installs fonts for the scripts in the README's table)")
+        "\(count == 1 ? "1 character has" : "\(count) characters have") no font (\(scripts)); install a font "
+          + "that covers it (`make deps` installs fonts for the scripts in the README's table)")
     }
   }
 
@@ -85,6 +90,25 @@ struct FontsCommand: ParsableCommand {
       throw ValidationErrorMessage("\(source) is empty or only spaces: there is nothing to check")
     }
     return string
+  }
+
+  /// `text` in runs of whole lines, each well within ``TextLimits/default`` (a single longer line
+  /// stays whole and is refused by the layout with the limit it breaks).
+  static func parts(of text: String, maximumLines: Int = 500, maximumBytes: Int = 128 << 10) -> [String] {
+    var parts: [String] = []
+    var part = ""
+    var lines = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if lines > 0 && (lines == maximumLines || part.utf8.count + line.utf8.count >= maximumBytes) {
+        parts.append(part)
+        part = ""
+        lines = 0
+      }
+      part += (lines > 0 ? "\n" : "") + line
+      lines += 1
+    }
+    if !part.allSatisfy(\.isWhitespace) { parts.append(part) }
+    return parts
   }
 
   /// One line per sample: its fonts, and what has none.
@@ -122,7 +146,8 @@ struct FontsCommand: ParsableCommand {
     if coverage.isComplete {
       out += "Every character has a font.\n"
     } else {
-      out += "No font for \(coverage.missingCharacterCount) characters (\(coverage.missing.count) distinct):\n"
+      let count = coverage.missingCharacterCount
+      out += "No font for \(count == 1 ? "1 character" : "\(count) characters") (\(coverage.missing.count) distinct):\n"
       var rows: [[String]] = []
       for character in coverage.missing {
         rows.append(["  " + character.codePoint, shown(character.scalar), character.script.name, "×\(character.count)"])

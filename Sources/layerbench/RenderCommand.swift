@@ -142,8 +142,9 @@ struct RenderCommand: ParsableCommand {
     let unknown = results.reduce(0) { $0 + $1.unknownGlyphCount }
     if unknown > 0 {
       Terminal.warn(
-        "\(unknown) characters have no font and were drawn as boxes; `layerbench fonts` with the same text shows "
-          + "which characters and scripts lack a font")
+        "\(unknown == 1 ? "1 character has" : "\(unknown) characters have") no font and "
+          + "\(unknown == 1 ? "was" : "were") drawn as boxes; `layerbench fonts` with the same text shows which "
+          + "characters and scripts lack a font")
     }
     if let missing = results.first?.missingFontFamilies, !missing.isEmpty {
       Terminal.warn("font family \(missing.joined(separator: ", ")) is not installed; a fallback font was used")

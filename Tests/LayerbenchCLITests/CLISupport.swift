@@ -26,7 +26,10 @@ enum CLI {
   }()
 
   @discardableResult
-  static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> Run {
+  /// Runs the binary in `directory`; `input`, when given, is its standard input.
+  static func run(
+    _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, in directory: URL
+  ) throws -> Run {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
@@ -45,6 +48,12 @@ enum CLI {
     defer {
       try? FileManager.default.removeItem(at: outURL)
       try? FileManager.default.removeItem(at: errURL)
+    }
+    if let input {
+      let inURL = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
+      try input.write(to: inURL)
+      defer { try? FileManager.default.removeItem(at: inURL) }
+      process.standardInput = try FileHandle(forReadingFrom: inURL)
     }
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)

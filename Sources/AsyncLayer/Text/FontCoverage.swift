@@ -114,6 +114,12 @@ public struct FontCoverage: Sendable, Hashable {
     }
   }
 
+  init(primaryFontFamily: String, fonts: [ScriptFont], missing: [MissingCharacter]) {
+    self.primaryFontFamily = primaryFontFamily
+    self.fonts = fonts
+    self.missing = missing
+  }
+
   private struct FontKey: Hashable {
     var script: Script
     var family: String
