@@ -63,7 +63,8 @@ struct FontsCommand: ParsableCommand {
       let count = coverage.missingCharacterCount
       throw ValidationErrorMessage(
         "\(count == 1 ? "1 character has" : "\(count) characters have") no font (\(scripts)); install a font "
-          + "that covers it (`make deps` installs fonts for the scripts in the README's table)")
+          + "that covers \(count == 1 ? "it" : "them") (`make deps` installs fonts for the scripts in the README's table)"
+      )
     }
   }
 
