@@ -93,20 +93,35 @@ struct FontsCommand: ParsableCommand {
     return string
   }
 
-  /// `text` in runs of whole lines, each well within ``TextLimits/default`` (a single longer line
-  /// stays whole and is refused by the layout with the limit it breaks).
+  /// `text` in runs of whole lines, each well within ``TextLimits/default``; a line too long for
+  /// one part is cut between characters (which changes no character's font).
   static func parts(of text: String, maximumLines: Int = 500, maximumBytes: Int = 128 << 10) -> [String] {
     var parts: [String] = []
     var part = ""
     var lines = 0
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      if lines > 0 && (lines == maximumLines || part.utf8.count + line.utf8.count >= maximumBytes) {
+    var bytes = 0
+    func add(_ line: Substring) {
+      if lines > 0 && (lines == maximumLines || bytes + line.utf8.count >= maximumBytes) {
         parts.append(part)
-        part = ""
-        lines = 0
+        (part, lines, bytes) = ("", 0, 0)
       }
       part += (lines > 0 ? "\n" : "") + line
       lines += 1
+      bytes += line.utf8.count + 1
+    }
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var rest = line
+      while rest.utf8.count >= maximumBytes {
+        var end = rest.startIndex
+        var length = 0
+        while length < maximumBytes / 2, end < rest.endIndex {
+          length += rest[end].utf8.count
+          end = rest.index(after: end)
+        }
+        add(rest[..<end])
+        rest = rest[end...]
+      }
+      add(rest)
     }
     if !part.allSatisfy(\.isWhitespace) { parts.append(part) }
     return parts

@@ -107,6 +107,16 @@ struct FontsCommandTests {
     #expect(thai.contains(" 20993 "), "7 Thai characters × 2 999 lines: \(thai)")
   }
 
+  @Test("a single line longer than one layout takes is checked too")
+  func longLine() throws {
+    let line = String(repeating: "ab", count: 200_000) + "\u{378}"
+    let run = try fonts([], input: Data(line.utf8))
+    #expect(run.status == 1, "\(run.stderr)")
+    let latin = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("Latin (Latn)") })
+    #expect(latin.contains(" 400000 "), "\(latin)")
+    #expect(run.stderr.contains("1 character has no font (Unknown 1)"), "\(run.stderr)")
+  }
+
   @Test("empty standard input is refused")
   func emptyStandardInput() throws {
     let run = try fonts([], input: Data())
