@@ -24,6 +24,7 @@ public struct FontCoverage: Sendable, Hashable {
 
   /// One font drawing (part of) one script of the text.
   public struct ScriptFont: Sendable, Hashable {
+    /// The script of the characters (spaces and punctuation count as "Common").
     public let script: Script
     /// The font's family, as fontconfig names it ("Lohit Devanagari").
     public let fontFamily: String
@@ -38,7 +39,9 @@ public struct FontCoverage: Sendable, Hashable {
 
   /// A character that no installed font covers (drawn as a box).
   public struct MissingCharacter: Sendable, Hashable {
+    /// The character.
     public let scalar: Unicode.Scalar
+    /// Its script (a font for that script is what to install).
     public let script: Script
     /// How often it occurs in the text.
     public let count: Int
@@ -89,15 +92,16 @@ public struct FontCoverage: Sendable, Hashable {
           let glyph = glyphs.glyphs[index].glyph
           guard glyph & PANGO_GLYPH_UNKNOWN_FLAG != 0, glyph != PANGO_GLYPH_EMPTY else { continue }
           unknownOffsets.insert(Int(item.offset) + Int(glyphs.log_clusters[index]))
+          // An unknown glyph carries its character (PANGO_GET_UNKNOWN_GLYPH): counted per glyph,
+          // as Pango counts its boxes.
+          if let scalar = Unicode.Scalar(glyph & ~PANGO_GLYPH_UNKNOWN_FLAG) { missing[scalar, default: 0] += 1 }
         }
         let bytes = UnsafeRawBufferPointer(start: text + Int(item.offset), count: Int(item.length))
         var offset = Int(item.offset)
         for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
           defer { offset += scalar.utf8.count }
           let script = Self.script(of: scalar)
-          if unknownOffsets.contains(offset) {
-            missing[scalar, default: 0] += 1
-          } else if let font = item.analysis.font {
+          if !unknownOffsets.contains(offset), let font = item.analysis.font {
             fonts[FontKey(script: script, family: Self.family(of: font), file: Self.file(of: font)), default: 0] += 1
           }
         }
