@@ -1,10 +1,15 @@
 # AsyncLayer: two commands.  `make run` renders the sample set into ./out/, `make test` runs the tests.
 SHELL := /bin/bash
 
+# Fonts for every script in the README's table, each the smallest Debian package that covers its script
+# (DejaVu Sans covers Latin, Greek, Cyrillic, Arabic, Hebrew, Lao, Georgian, Armenian and the common symbols).
+FONT_PACKAGES := fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji fonts-tlwg-loma-otf \
+                 fonts-lohit-deva fonts-lohit-beng-bengali fonts-lohit-taml fonts-lohit-telu fonts-lohit-gujr \
+                 fonts-lohit-guru fonts-lohit-knda fonts-lohit-mlym fonts-lklug-sinhala fonts-khmeros \
+                 fonts-sil-padauk fonts-sil-abyssinica
 # Debian packages the build, the samples and the tests need.
 APT_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libpango1.0-dev libfreetype-dev libfontconfig-dev libdeflate-dev \
-                libturbojpeg0-dev \
-                fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji fonts-lohit-deva fonts-tlwg-loma-otf poppler-utils valgrind
+                libturbojpeg0-dev $(FONT_PACKAGES) poppler-utils valgrind
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out
@@ -34,6 +39,7 @@ release: deps
 run: release
 	@mkdir -p $(OUT)
 	$(SWIFT) run -c release layerbench samples --out-dir $(OUT)
+	$(SWIFT) run -c release layerbench samples --scripts --out-dir $(OUT)/scripts
 
 test: deps
 	$(SWIFT) test

@@ -151,10 +151,12 @@ struct RenderCommand: ParsableCommand {
     print("wrote \(path) (\(image.pixelWidth)×\(image.pixelHeight) px, \(result.lineCount) lines)")
   }
 
-  private func warnAboutFonts(unknownGlyphs: Int, missingFamilies: [String]) {
-    if unknownGlyphs > 0 {
+  private func warnAboutFonts(unknownGlyphs unknown: Int, missingFamilies: [String]) {
+    if unknown > 0 {
       Terminal.warn(
-        "\(unknownGlyphs) characters have no font and were drawn as boxes (install a font that covers them)")
+        "\(unknown == 1 ? "1 character has" : "\(unknown) characters have") no font and "
+          + "\(unknown == 1 ? "was" : "were") drawn as boxes; `layerbench fonts` with the same text shows which "
+          + "characters and scripts lack a font")
     }
     if !missingFamilies.isEmpty {
       Terminal.warn("font family \(missingFamilies.joined(separator: ", ")) is not installed; a fallback font was used")

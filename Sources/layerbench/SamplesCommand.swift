@@ -6,11 +6,15 @@ import Foundation
 struct SamplesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "samples",
-    abstract: "Render the built-in sample tiles (English, Chinese, Arabic, emoji, markup, a long paragraph)."
+    abstract: "Render the built-in sample tiles (English, Chinese, Arabic, emoji, markup, a long paragraph).",
+    discussion: "With --scripts, one tile per supported script instead (the README's script table shows them)."
   )
 
   @Option(help: "Output directory.")
   var outDir = "out"
+
+  @Flag(help: "Render the sample sentence of every supported script (<name>.png) instead.")
+  var scripts = false
 
   struct Sample {
     let name: String
@@ -51,8 +55,11 @@ struct SamplesCommand: ParsableCommand {
 
   func run() throws {
     try FileAccess.createDirectory(outDir)
+    let samples =
+      scripts
+      ? ScriptSample.all.map { Sample(name: $0.name, content: .plain($0.text), style: $0.style) } : Self.samples
     var unknown = 0
-    for sample in Self.samples {
+    for sample in samples {
       let tile = TextTile(
         sample.content, style: sample.style, width: 375, height: sample.height, scale: 2,
         padding: EdgeInsets(all: 12), background: .white)
@@ -65,7 +72,8 @@ struct SamplesCommand: ParsableCommand {
           + "\(result.unknownGlyphCount) unknown glyphs)")
     }
     if unknown > 0 {
-      Terminal.warn("\(unknown) characters had no font; run `make deps` to install the CJK and emoji fonts")
+      Terminal.warn(
+        "\(unknown) characters had no font; `layerbench fonts --scripts` shows which, `make deps` installs the fonts")
     }
   }
 }

@@ -41,10 +41,12 @@ enum CLI {
   /// Runs `layerbench arguments` in `directory` and waits for it, killing it after `timeout` seconds
   /// (a hang fails the test instead of blocking the suite). The Swift runtime's backtracer is off, so
   /// a trap ends the process at once with its signal; shard variables of the test's own environment
-  /// (a CI job on Slurm) are cleared, `environment` is added.
+  /// (a CI job on Slurm) are cleared, `environment` is added; `input`, when given, is its standard
+  /// input (otherwise /dev/null).
   @discardableResult
   static func run(
-    _ arguments: [String], environment: [String: String] = [:], in directory: URL, timeout: Double = 120
+    _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, in directory: URL,
+    timeout: Double = 120
   ) throws -> Outcome {
     guard let executable else { throw CLIError("layerbench is not built") }
     let logs = try temporaryDirectory(named: "layerbench-cli-logs")
@@ -71,6 +73,11 @@ enum CLI {
     process.environment = env
     process.standardInput = FileHandle.nullDevice
     // Output to files, not pipes: nothing to drain while the child runs.
+    if let input {
+      let inURL = logs.appendingPathComponent("stdin")
+      try input.write(to: inURL)
+      process.standardInput = try FileHandle(forReadingFrom: inURL)
+    }
     process.standardOutput = out
     process.standardError = err
     try process.run()
