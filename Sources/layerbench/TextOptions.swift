@@ -32,8 +32,12 @@ struct TextOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: "Padding around the text, in points (less than half the width).")
   var padding: Double = 8
 
-  @Option(help: "Alignment: left, center, right, justify.")
-  var align: TextAlignment = .left
+  @Option(
+    help: """
+      Alignment: natural (default: the start of each paragraph's direction), leading, trailing (its end), \
+      left, right (absolute edges, whatever the direction), center, justify.
+      """)
+  var align: TextAlignment = .natural
 
   @Option(help: "Wrapping: word, char, word-char.")
   var wrap: WrapMode = .word

@@ -8,7 +8,13 @@ import Foundation
 /// why they are per thread rather than shared behind a lock.
 final class PangoThreadState {
   let fontMap: UnsafeMutablePointer<PangoFontMap>
-  private var contexts: [Double: OpaquePointer] = [:]
+  private var contexts: [ContextKey: OpaquePointer] = [:]
+
+  /// A context's scale, and whether its base direction is neutral (absolute alignment).
+  private struct ContextKey: Hashable {
+    var scale: Double
+    var absoluteAlignment: Bool
+  }
   /// How deep this thread is inside ``FontCacheLock``: nested calls must not wait for it again.
   var fontCacheLockDepth = 0
   /// This thread's glyph cache and compositor (see ``GlyphCompositor``).
@@ -56,11 +62,18 @@ final class PangoThreadState {
 
   /// The context for layouts drawn at `scale` device pixels per point.
   ///
+  /// With `absoluteAlignment`, the context's base direction is neutral: Pango then never swaps
+  /// `PANGO_ALIGN_LEFT` and `PANGO_ALIGN_RIGHT` for a right-to-left paragraph (it swaps them only
+  /// for a paragraph whose direction is opposite to the context's), so left means left. Paragraph
+  /// directions still come from their text (auto-dir), so bidi reordering is unchanged.
+  ///
   /// Metrics hinting is off and glyph positions are not rounded, so a layout breaks its lines at
   /// the same places at every scale and on vector surfaces: a PNG preview matches the PDF.
-  func context(scale: Double) -> OpaquePointer {
-    if let context = contexts[scale] { return context }
+  func context(scale: Double, absoluteAlignment: Bool = false) -> OpaquePointer {
+    let key = ContextKey(scale: scale, absoluteAlignment: absoluteAlignment)
+    if let context = contexts[key] { return context }
     let context = pango_font_map_create_context(fontMap)!
+    if absoluteAlignment { pango_context_set_base_dir(context, PANGO_DIRECTION_NEUTRAL) }
     let options = cairo_font_options_create()
     cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
@@ -72,7 +85,7 @@ final class PangoThreadState {
     var matrix = PangoMatrix(xx: scale, xy: 0, yx: 0, yy: scale, x0: 0, y0: 0)
     pango_context_set_matrix(context, &matrix)
     let handle = context
-    contexts[scale] = handle
+    contexts[key] = handle
     return handle
   }
 

@@ -27,6 +27,17 @@ extension RenderedImage {
     return bounds
   }
 
+  /// The leftmost and rightmost ink columns within the pixel rows `rows`, or nil when they are blank.
+  func inkColumns(rows: Range<Int>, background: Color) -> (minX: Int, maxX: Int)? {
+    var columns: (minX: Int, maxX: Int)?
+    for y in max(0, rows.lowerBound)..<min(pixelHeight, rows.upperBound) {
+      for x in 0..<pixelWidth where isInk(x: x, y: y, background: background) {
+        columns = (min(columns?.minX ?? x, x), max(columns?.maxX ?? x, x))
+      }
+    }
+    return columns
+  }
+
   func isInk(x: Int, y: Int, background: Color) -> Bool {
     let c = color(x: x, y: y)
     let d =

@@ -1,0 +1,41 @@
+import AsyncLayer
+import Foundation
+import Testing
+
+/// The text features of `layerbench` as a user reaches them: alignment words, font files.
+extension CLITests {
+  @Test("the built-in Arabic sample hugs the right edge, every line")
+  func arabicSampleEndsAtTheRight() throws {
+    try CLIRunner.withTemporaryDirectory { directory in
+      let outcome = try CLIRunner.run(["samples", "--out-dir", "out"], in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+      let image = try RenderedImage(contentsOfPNGFile: directory.appendingPathComponent("out/arabic.png").path)
+      let ink = try #require(image.inkBounds(background: .white))
+      // 375 points at scale 2 with 12 points of padding: the text's right edge is pixel 726.
+      #expect(ink.maxX > 726 - 8, "ink ends at \(ink.maxX)")
+      // The last line (the bottom 14 pixels of ink) is short: it starts at the right, far from the left.
+      let last = try #require(image.inkColumns(rows: (ink.maxY - 14)..<(ink.maxY + 1), background: .white))
+      #expect(last.maxX > 726 - 8 && last.minX > 300, "last line's ink: \(last.minX)–\(last.maxX)")
+    }
+  }
+
+  @Test("--align takes the relative and the absolute words", arguments: ["natural", "trailing", "left", "right"])
+  func alignWords(word: String) throws {
+    try CLIRunner.withTemporaryDirectory { directory in
+      let outcome = try CLIRunner.run(
+        ["render", "--text", "مرحبا", "--align", word, "--width", "300", "--scale", "1", "-o", "t.png"], in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+      let image = try RenderedImage(contentsOfPNGFile: directory.appendingPathComponent("t.png").path)
+      let ink = try #require(image.inkBounds(background: .white))
+      let atRight = ink.maxX > 300 - 8 - 6
+      #expect(atRight == (word == "natural" || word == "right"), "\(word): ink \(ink.minX)–\(ink.maxX)")
+    }
+  }
+
+  @Test("an unknown --align word is refused with the list")
+  func unknownAlignWord() throws {
+    let outcome = try run(["render", "--text", "hi", "--align", "start", "-o", "t.png"])
+    #expect(outcome.failedCleanly, "\(outcome)")
+    #expect(outcome.stderr.contains("natural") && outcome.stderr.contains("trailing"), "\(outcome)")
+  }
+}
