@@ -64,7 +64,21 @@ struct TextOptions: ParsableArguments {
   @Option(help: "BCP 47 language tag, e.g. zh-CN or ar.")
   var language: String?
 
+  @Option(
+    name: .customLong("font-file"),
+    help: "A font file (.ttf, .otf, .ttc) or a folder of them to use by family name in --font; repeatable.")
+  var fontFiles: [String] = []
+
   func validate() throws {
+    // Registered here, before --font is checked, so that its family is known (again for each
+    // batch line, which returns at once: the files are registered).
+    for file in fontFiles {
+      do {
+        try FontFiles.register(file)
+      } catch {
+        throw ValidationErrorMessage("--font-file: \(error)")
+      }
+    }
     try Bounds.check(width, "--width", above: 0, atMost: Self.maximumSide, "points")
     if let height { try Bounds.check(height, "--height", above: 0, atMost: Self.maximumSide, "points") }
     try Bounds.check(scale, "--scale", Self.scaleRange, "pixels per point")

@@ -39,3 +39,36 @@ extension CLITests {
     #expect(outcome.stderr.contains("natural") && outcome.stderr.contains("trailing"), "\(outcome)")
   }
 }
+
+extension CLITests {
+  static let testFonts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fonts")
+
+  @Test("--font-file makes a font file's family usable in --font")
+  func fontFileOption() throws {
+    try CLIRunner.withTemporaryDirectory { directory in
+      let outcome = try CLIRunner.run(
+        [
+          "render", "--text", "AAAAA", "--font-file", Self.testFonts.appendingPathComponent("blocks.ttf").path,
+          "--font", "AsyncLayer Test Blocks 20", "--scale", "1", "-o", "t.png",
+        ], in: directory)
+      #expect(outcome.status == 0 && !outcome.signalled, "\(outcome)")
+      #expect(!outcome.stderr.contains("not installed"), "\(outcome)")
+      let image = try RenderedImage(contentsOfPNGFile: directory.appendingPathComponent("t.png").path)
+      let ink = try #require(image.inkBounds(background: .white))
+      // Five 0.6-em boxes at 20 points, each 0.5 em of ink: from 1 point in to 59 points.
+      #expect(abs((ink.maxX - ink.minX + 1) - 58) <= 2, "ink \(ink)")
+    }
+  }
+
+  @Test("--font-file with a missing or invalid file: one line naming it")
+  func badFontFile() throws {
+    expectRefusal(
+      try run(["render", "--text", "hi", "--font-file", "missing.ttf", "-o", "t.png"]),
+      ["--font-file: missing.ttf: no such file or folder"])
+    expectRefusal(
+      try run(
+        ["render", "--text", "hi", "--font-file", "bad.otf", "-o", "t.png"],
+        setUp: { try Data("nope".utf8).write(to: $0.appendingPathComponent("bad.otf")) }),
+      ["--font-file: bad.otf: not a font file"])
+  }
+}

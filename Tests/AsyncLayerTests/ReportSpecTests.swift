@@ -65,6 +65,23 @@ import Testing
     }
   }
 
+  @Test func fontFilesAreRegisteredRelativeToTheSpec() throws {
+    let fonts = FontFileTests.fonts.path
+    let spec = try ReportSpec(
+      jsonData: Data(#"{"fonts": ["blocks.ttf"], "font": "AsyncLayer Test Blocks", "content": [{"paragraph": "AB"}]}"#.utf8),
+      baseDirectory: fonts)
+    let layout = try ReportLayout(try spec.makeDocument())
+    let run = try #require(layout.pages[0].textRuns.first { $0.role == .paragraph })
+    // Two 0.6-em boxes at the body size of 11 points.
+    #expect(abs(run.lineFrames[0].width - 2 * 0.6 * 11) < 0.01)
+
+    let missing = try ReportSpec(
+      jsonData: Data(#"{"fonts": ["blocks.ttf", "nope.otf"], "content": []}"#.utf8), baseDirectory: fonts)
+    let error = #expect(throws: ReportSpecError.self) { try missing.makeDocument() }
+    #expect(error?.path == "spec.fonts[1]")
+    #expect(error?.message.contains("nope.otf: no such file") == true)
+  }
+
   @Test func undecodableImageAndBadMarkupNameTheItem() throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-png-\(UUID().uuidString).png")
     try Data("hello".utf8).write(to: file)

@@ -35,7 +35,7 @@ private func rejectUnknownKeys(in decoder: any Decoder, known: Set<String>) thro
 
 extension ReportSpec: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
-    case title, page, margins, font, fontSize, pageNumbers, content
+    case title, page, margins, fonts, font, fontSize, pageNumbers, content
   }
 
   public init(from decoder: any Decoder) throws {
@@ -44,6 +44,7 @@ extension ReportSpec: Decodable {
     title = try container.decodeIfPresent(String.self, forKey: .title)
     pageSize = try container.decodeIfPresent(SpecPageSize.self, forKey: .page)?.size
     margins = try container.decodeIfPresent(SpecMargins.self, forKey: .margins)?.insets
+    fonts = try container.decodeIfPresent([String].self, forKey: .fonts) ?? []
     fontFamily = try container.decodeIfPresent(String.self, forKey: .font)
     fontSize = try container.decodeIfPresent(Double.self, forKey: .fontSize)
     if let fontSize, !(fontSize > 0 && fontSize <= 1000) {

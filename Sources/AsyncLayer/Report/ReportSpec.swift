@@ -17,8 +17,9 @@ import Foundation
 /// ```
 ///
 /// `page` is `"a4"`, `"letter"` or `{"width": …, "height": …}` in points; `margins` a number or
-/// `{"top", "left", "bottom", "right"}`. Optional: `font` (a family), `fontSize` (body text in
-/// points), `pageNumbers` (default true). Content items: `heading` (with an optional `level`),
+/// `{"top", "left", "bottom", "right"}`. Optional: `fonts` (font files or folders to register,
+/// relative to the spec file), `font` (a family), `fontSize` (body text in points), `pageNumbers`
+/// (default true). Content items: `heading` (with an optional `level`),
 /// `paragraph`, `markup` (Pango markup), `table`, `image` (a PNG path, relative to the spec file,
 /// with an optional `scale` in pixels per point) and `{"pageBreak": true}`. A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
@@ -52,6 +53,9 @@ public struct ReportSpec: Sendable, Hashable {
   /// The body text size in points.
   public var fontSize: Double?
   public var showsPageNumbers: Bool
+  /// Font files or folders to register (``FontFiles``) before laying out, relative to
+  /// ``baseDirectory``; their families can then be named in `font`.
+  public var fonts: [String]
   public var content: [Item]
   /// Where relative image paths start: the spec file's directory, or the current directory.
   public var baseDirectory: String
@@ -83,6 +87,14 @@ public struct ReportSpec: Sendable, Hashable {
   /// - Throws: ``ReportSpecError`` naming the item of a missing or undecodable image file (with
   ///   the file's path) or of invalid markup.
   public func makeDocument(pageSize override: Size? = nil) throws -> ReportDocument {
+    for (index, font) in fonts.enumerated() {
+      let resolved = font.hasPrefix("/") ? font : URL(fileURLWithPath: baseDirectory).appendingPathComponent(font).path
+      do {
+        try FontFiles.register(resolved)
+      } catch {
+        throw ReportSpecError(path: "spec.fonts[\(index)]", message: error.description)
+      }
+    }
     var style = ReportStyle(fontFamily: fontFamily ?? "Sans", bodySize: fontSize ?? 11)
     style.title.fontFamily = fontFamily ?? "Sans"
     var document = ReportDocument(

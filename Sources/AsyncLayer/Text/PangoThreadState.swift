@@ -7,7 +7,10 @@ import Foundation
 /// tile — so each thread keeps one for its lifetime. Pango's objects are not thread-safe, which is
 /// why they are per thread rather than shared behind a lock.
 final class PangoThreadState {
-  let fontMap: UnsafeMutablePointer<PangoFontMap>
+  /// This thread's font map; replaced by a fresh one when fonts are registered (see ``FontFiles``).
+  private(set) var fontMap: UnsafeMutablePointer<PangoFontMap>
+  /// The ``FontFiles/generation`` the font map was made for.
+  private var fontGeneration: Int
   private var contexts: [ContextKey: OpaquePointer] = [:]
 
   /// A context's scale, and whether its base direction is neutral (absolute alignment).
@@ -21,15 +24,40 @@ final class PangoThreadState {
   let glyphCompositor = GlyphCompositor()
 
   private init() {
-    fontMap = ThreadSafeFontMap.make()
+    (fontMap, fontGeneration) = Self.makeFontMap()
   }
 
   deinit {
+    releaseFontMap()
+  }
+
+  /// A new font map on the configuration of the fonts registered so far.
+  private static func makeFontMap() -> (UnsafeMutablePointer<PangoFontMap>, Int) {
+    let (configuration, generation) = FontFiles.currentConfiguration()
+    let map = ThreadSafeFontMap.make()
+    if let configuration {
+      // Pango takes its own reference to the configuration.
+      pango_fc_font_map_set_config(OpaquePointer(map), configuration.raw)
+    }
+    return (map, generation)
+  }
+
+  private func releaseFontMap() {
     // Fontsets point at the font map without a reference: release them (and the fonts) first.
     recentFontsets.releaseAll()
     recentFonts.releaseAll()
     for context in contexts.values { g_object_unref(UnsafeMutableRawPointer(context)) }
+    contexts.removeAll()
     g_object_unref(fontMap)
+  }
+
+  /// Swaps the font map for a fresh one when fonts were registered since it was made. Called only
+  /// where a new layout starts, never from inside Pango: layouts made before keep their contexts,
+  /// which keep the old map alive, and draw as they were laid out.
+  func refreshFontsIfRegistered() {
+    guard FontFiles.generation.load(ordering: .acquiring) != fontGeneration else { return }
+    releaseFontMap()
+    (fontMap, fontGeneration) = Self.makeFontMap()
   }
 
   /// Fonts and fontsets this thread drew with lately, kept alive past Pango's fontset cache (256
@@ -70,6 +98,7 @@ final class PangoThreadState {
   /// Metrics hinting is off and glyph positions are not rounded, so a layout breaks its lines at
   /// the same places at every scale and on vector surfaces: a PNG preview matches the PDF.
   func context(scale: Double, absoluteAlignment: Bool = false) -> OpaquePointer {
+    refreshFontsIfRegistered()
     let key = ContextKey(scale: scale, absoluteAlignment: absoluteAlignment)
     if let context = contexts[key] { return context }
     let context = pango_font_map_create_context(fontMap)!
