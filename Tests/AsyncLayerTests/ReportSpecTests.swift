@@ -26,7 +26,7 @@ import Testing
     (#"{"content": [{"heading": 3}]}"#, "spec.content[0].heading: expected a string, found a number"),
     (#"{"title": "x"}"#, "spec.content: missing (required)"),
     (#"{"content": [{"paragrph": "typo"}]}"#, "spec.content[0].paragrph: unknown key"),
-    (#"{"content": [{}]}"#, "spec.content[0]: expected one of heading, paragraph, markup, table, image, pageBreak"),
+    (#"{"content": [{}]}"#, "spec.content[0]: expected one of heading, paragraph, markup, spans, table, image, pageBreak, contents"),
     (#"{"content": [{"heading": "a", "paragraph": "b"}]}"#, "spec.content[0]: expected only one of"),
     (#"{"page": "a5", "content": []}"#, #"spec.page: expected "a4", "letter""#),
     (#"{"page": {"width": 300, "height": -1}, "content": []}"#, "spec.page.height: expected a size in points"),

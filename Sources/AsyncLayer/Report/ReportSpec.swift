@@ -40,6 +40,10 @@ public struct ReportSpec: Sendable, Hashable {
     /// A paragraph in Pango markup.
     case markup(String)
     case table(ReportTable)
+    /// A paragraph of styled spans (`{"spans": [{"text": …, "bold": true, "link": …}, …]}`).
+    case spans(AttributedText)
+    /// A table of contents (`{"contents": true}`).
+    case tableOfContents
     /// A PNG file and its pixels per point.
     case image(path: String, scale: Double)
     case pageBreak
@@ -53,6 +57,20 @@ public struct ReportSpec: Sendable, Hashable {
   /// The body text size in points.
   public var fontSize: Double?
   public var showsPageNumbers: Bool
+  /// The page header template (`{page}`, `{pages}`, `{date}`, `{title}`), nil for none.
+  public var header: String?
+  /// The page footer template, nil for the default "Page {page} of {pages}".
+  public var footer: String?
+  /// The document date (`{date}`, the PDF's creation date); nil for now.
+  public var date: Date?
+  /// The PDF's author, subject and keywords.
+  public var metadata: ReportMetadata
+  /// The alignment of paragraphs.
+  public var alignment: TextAlignment?
+  /// Filled behind every other table row.
+  public var tableStripes: Color?
+  /// The lines tables draw.
+  public var tableRules: ReportTableRules?
   /// Font files or folders to register (``FontFiles``) before laying out, relative to
   /// ``baseDirectory``; their families can then be named in `font`.
   public var fonts: [String]
@@ -97,9 +115,16 @@ public struct ReportSpec: Sendable, Hashable {
     }
     var style = ReportStyle(fontFamily: fontFamily ?? "Sans", bodySize: fontSize ?? 11)
     style.title.fontFamily = fontFamily ?? "Sans"
+    if let alignment { style.body.alignment = alignment }
+    style.tableStripeBackground = tableStripes
+    if let tableRules { style.tableRules = tableRules }
     var document = ReportDocument(
       title: title, pageSize: override ?? pageSize ?? .a4, margins: margins ?? EdgeInsets(all: 56), style: style,
       showsPageNumbers: showsPageNumbers)
+    document.header = header
+    if let footer { document.footer = footer }
+    if let date { document.date = date }
+    document.metadata = metadata
     for (index, item) in content.enumerated() {
       let path = "spec.content[\(index)]"
       switch item {
@@ -108,15 +133,13 @@ public struct ReportSpec: Sendable, Hashable {
       case .paragraph(let text):
         document.addParagraph(text)
       case .markup(let markup):
-        do {
-          // At the content width, as the paginator will lay it out (an unwrapped long paragraph
-          // could exceed Pango's width limit where the wrapped one does not).
-          let width = document.pageSize.width - document.margins.left - document.margins.right
-          _ = try TextLayout(.markup(markup), style: style.body, width: width >= 1 ? width : nil)
-        } catch let error as RenderError {
-          throw ReportSpecError(path: path + ".markup", message: error.description)
-        }
+        try Self.check(.markup(markup), in: document, path: path + ".markup")
         document.addParagraph(.markup(markup))
+      case .spans(let text):
+        try Self.check(.attributed(text), in: document, path: path + ".spans")
+        document.addParagraph(.attributed(text))
+      case .tableOfContents:
+        document.addTableOfContents()
       case .table(let table):
         document.addTable(table)
       case .image(let file, let scale):
@@ -126,6 +149,18 @@ public struct ReportSpec: Sendable, Hashable {
       }
     }
     return document
+  }
+
+  /// Lays `content` out as the paginator will, to report bad markup or span values at their path.
+  private static func check(_ content: TextContent, in document: ReportDocument, path: String) throws {
+    do {
+      // At the content width, as the paginator will lay it out (an unwrapped long paragraph
+      // could exceed Pango's width limit where the wrapped one does not).
+      let width = document.pageSize.width - document.margins.left - document.margins.right
+      _ = try TextLayout(content, style: document.style.body, width: width >= 1 ? width : nil)
+    } catch let error as RenderError {
+      throw ReportSpecError(path: path, message: error.description)
+    }
   }
 
   private static func loadImage(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws
