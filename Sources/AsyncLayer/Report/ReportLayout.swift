@@ -37,6 +37,7 @@ public struct ReportLayout: Sendable, Hashable {
     if document.blocks.contains(.tableOfContents) {
       for _ in 0..<3 {
         var next = try ReportPaginator(document: document, headingPages: paginator.headingPages)
+        next.reuseTables(of: paginator)
         try next.layOutBlocks()
         let settled = next.headingPages.mapValues(\.page) == paginator.headingPages.mapValues(\.page)
         paginator = next

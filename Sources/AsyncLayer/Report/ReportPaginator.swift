@@ -25,6 +25,8 @@ struct ReportPaginator {
   private(set) var headingPages: [Int: HeadingPlace] = [:]
   /// The heading places of the previous pass, which the table of contents shows.
   private let previousHeadingPages: [Int: HeadingPlace]
+  /// Tables laid out, by block index: a second pass (for the table of contents) reuses them.
+  private var tables: [Int: TableCells] = [:]
 
   struct HeadingPlace: Hashable {
     var page: Int
@@ -396,8 +398,14 @@ struct ReportPaginator {
     return max(0, line.frame.maxX - frame.minX)
   }
 
+  /// Takes over the tables `previous` laid out (the same document, paginated again).
+  mutating func reuseTables(of previous: ReportPaginator) {
+    tables = previous.tables
+  }
+
   private mutating func placeTable(_ table: ReportTable, blockIndex: Int) throws {
-    let cells = try layOutTable(table, blockIndex: blockIndex)
+    let cells = try tables[blockIndex] ?? layOutTable(table, blockIndex: blockIndex)
+    tables[blockIndex] = cells
     let padding = style.cellPadding
     guard cells.headerHeight < contentRect.height else {
       throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins)

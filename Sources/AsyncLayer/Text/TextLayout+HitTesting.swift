@@ -1,33 +1,5 @@
 internal import CCairo
 
-/// Where a point falls in a ``TextLayout``: the character under it (or nearest to it).
-///
-/// ```swift
-/// let hit = layout.position(at: Point(x: 40, y: 8))
-/// if hit.isInside { print("tapped the character at byte", hit.utf8Offset) }
-/// ```
-public struct TextPosition: Sendable, Hashable {
-  /// Where the character starts in ``TextLayout/text``, as a UTF-8 byte offset.
-  public let utf8Offset: Int
-  /// True when the point is over the character; false when it is beside the text or past its
-  /// end, and the position is the nearest character of the nearest line.
-  public let isInside: Bool
-  /// True when the point is over the character's trailing half: a caret placed there goes after it.
-  public let isInTrailingHalf: Bool
-  /// The index of the line it is on, among ``TextLayout/lines``.
-  public let lineIndex: Int
-}
-
-/// A link of an attributed text and where it is drawn.
-public struct TextLink: Sendable, Hashable {
-  /// The span's ``TextAttributes/link``.
-  public let target: String
-  /// The span's range in ``TextLayout/text``.
-  public let utf8Range: Range<Int>
-  /// Its rectangles, one per line piece (see ``TextLayout/rects(forUTF8Range:)``).
-  public let rects: [Rect]
-}
-
 extension TextLayout {
   /// The text as laid out: markup removed, NUL characters replaced by U+FFFD. Hit-testing offsets
   /// and ``TextLine/utf8Offset`` count its bytes.
