@@ -124,7 +124,8 @@ struct AttributedTextTests {
     arguments: [
       TextAttributes(fontSize: .nan), TextAttributes(fontSize: .infinity), TextAttributes(fontSize: 1e300),
       TextAttributes(fontSize: -3), TextAttributes(fontSize: 0), TextAttributes(letterSpacing: .nan),
-      TextAttributes(letterSpacing: -1e9), TextAttributes(baselineShift: 1e300), TextAttributes(baselineShift: -.infinity),
+      TextAttributes(letterSpacing: -1e9), TextAttributes(baselineShift: 1e300),
+      TextAttributes(baselineShift: -.infinity),
     ])
   func hostileNumbers(attributes: TextAttributes) {
     #expect {

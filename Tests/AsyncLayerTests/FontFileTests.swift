@@ -130,8 +130,10 @@ struct FontFileTests {
             let done = phase.isSet
             var style = TextStyle(font: tile % 2 == 0 ? "Sans 14" : "Serif Bold 13")
             style.alignment = tile % 3 == 0 ? .right : .natural
-            let result = try TextTile(.plain("Thread \(index) tile \(tile) — mixed العربية text"), style: style, width: 240)
-              .render()
+            let result = try TextTile(
+              .plain("Thread \(index) tile \(tile) — mixed العربية text"), style: style, width: 240
+            )
+            .render()
             unknown += result.unknownGlyphCount
             if done { afterwards += 1 }
             tile += 1

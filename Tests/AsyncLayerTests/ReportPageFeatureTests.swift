@@ -64,9 +64,11 @@ struct ReportPageFeatureTests {
       if case .link(_, .page(let page, _)) = element { return page }
       return nil
     }
-    #expect(targets == ["Chapter 1", "Section 1.1", "Chapter 2", "Section 2.1", "Chapter 3", "Section 3.1"].map {
-      headingPage[$0]!
-    })
+    #expect(
+      targets
+        == ["Chapter 1", "Section 1.1", "Chapter 2", "Section 2.1", "Chapter 3", "Section 3.1"].map {
+          headingPage[$0]!
+        })
   }
 
   @Test("the PDF has the links (external and internal) and the metadata")

@@ -26,7 +26,10 @@ import Testing
     (#"{"content": [{"heading": 3}]}"#, "spec.content[0].heading: expected a string, found a number"),
     (#"{"title": "x"}"#, "spec.content: missing (required)"),
     (#"{"content": [{"paragrph": "typo"}]}"#, "spec.content[0].paragrph: unknown key"),
-    (#"{"content": [{}]}"#, "spec.content[0]: expected one of heading, paragraph, markup, spans, table, image, pageBreak, contents"),
+    (
+      #"{"content": [{}]}"#,
+      "spec.content[0]: expected one of heading, paragraph, markup, spans, table, image, pageBreak, contents"
+    ),
     (#"{"content": [{"heading": "a", "paragraph": "b"}]}"#, "spec.content[0]: expected only one of"),
     (#"{"page": "a5", "content": []}"#, #"spec.page: expected "a4", "letter""#),
     (#"{"page": {"width": 300, "height": -1}, "content": []}"#, "spec.page.height: expected a size in points"),
@@ -68,7 +71,8 @@ import Testing
   @Test func fontFilesAreRegisteredRelativeToTheSpec() throws {
     let fonts = FontFileTests.fonts.path
     let spec = try ReportSpec(
-      jsonData: Data(#"{"fonts": ["blocks.ttf"], "font": "AsyncLayer Test Blocks", "content": [{"paragraph": "AB"}]}"#.utf8),
+      jsonData: Data(
+        #"{"fonts": ["blocks.ttf"], "font": "AsyncLayer Test Blocks", "content": [{"paragraph": "AB"}]}"#.utf8),
       baseDirectory: fonts)
     let layout = try ReportLayout(try spec.makeDocument())
     let run = try #require(layout.pages[0].textRuns.first { $0.role == .paragraph })

@@ -101,7 +101,8 @@ struct ReportTableFeatureTests {
     #expect(count(striped) { if case .stroke = $0 { return true } else { return false } } == 2 * 7)
     let horizontal = try Self.layout(table) { $0.tableRules = .horizontal }
     #expect(count(horizontal) { if case .stroke = $0 { return true } else { return false } } == 0)
-    #expect(count(horizontal) { if case .fill(let rect, _) = $0 { return rect.height == 0.5 } else { return false } } == 7)
+    #expect(
+      count(horizontal) { if case .fill(let rect, _) = $0 { return rect.height == 0.5 } else { return false } } == 7)
     let bare = try Self.layout(table) { $0.tableRules = .none }
     #expect(count(bare) { if case .stroke = $0 { return true } else { return false } } == 0)
     #expect(count(bare) { if case .fill(let rect, _) = $0 { return rect.height == 0.5 } else { return false } } == 0)
@@ -157,7 +158,10 @@ struct ReportSpecFeatureTests {
       (#"{"date": "5 March", "content": []}"#, "spec.date: expected an ISO 8601 date"),
       (#"{"content": [{"contents": false}]}"#, "spec.content[0].contents: expected true"),
       (#"{"content": [{"spans": [{"txt": "a"}]}]}"#, "spec.content[0].spans[0].txt: unknown key"),
-      (#"{"content": [{"spans": [{"text": "a", "weight": 450}]}]}"#, "spec.content[0].spans[0].weight: expected a weight"),
+      (
+        #"{"content": [{"spans": [{"text": "a", "weight": 450}]}]}"#,
+        "spec.content[0].spans[0].weight: expected a weight"
+      ),
       (
         #"{"content": [{"table": {"columns": ["a"], "rows": [], "align": ["right", "left"]}}]}"#,
         "spec.content[0].table.align: expected at most 1 entries"

@@ -26,7 +26,8 @@ struct TextHitTestingTests {
     arguments: ["Hello, мир 世界", "مرحبا بالعالم", "abc مرحبا def"])
   func roundTrip(text: String) throws {
     let layout = try Self.layout(text)
-    for offset in Self.scalarOffsets(text) where text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: offset)] != 0x20 {
+    for offset in Self.scalarOffsets(text)
+    where text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: offset)] != 0x20 {
       let frame = try #require(layout.characterFrame(atUTF8Offset: offset), "offset \(offset)")
       #expect(frame.width > 0)
       let hit = layout.position(at: Point(x: frame.midX, y: frame.midY))

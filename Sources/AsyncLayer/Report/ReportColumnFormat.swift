@@ -66,7 +66,9 @@ public enum ReportColumnFormat: Sendable, Hashable {
   /// A finite number in plain notation ("1234.5", "-3", "1e3"); thousands separators are refused
   /// so that "1,5" is not read as 15.
   private static func number(_ cell: String) -> Double? {
-    guard let value = Double(cell.trimmingCharacters(in: .whitespaces)), value.isFinite, abs(value) < 1e15 else { return nil }
+    guard let value = Double(cell.trimmingCharacters(in: .whitespaces)), value.isFinite, abs(value) < 1e15 else {
+      return nil
+    }
     return value
   }
 

@@ -243,7 +243,9 @@ struct ReportPaginator {
   }
 
   /// Link areas of `links` on the lines `range` of `layout`, placed where `run` put those lines.
-  private mutating func addLinks(of links: [TextLink], in layout: TextLayout, lines range: Range<Int>, run: ReportTextRun) {
+  private mutating func addLinks(
+    of links: [TextLink], in layout: TextLayout, lines range: Range<Int>, run: ReportTextRun
+  ) {
     guard !links.isEmpty else { return }
     let lines = layout.lines
     let shiftY = run.frame.minY - lines[range.lowerBound].frame.minY
@@ -272,7 +274,9 @@ struct ReportPaginator {
       guard case .heading(let text, let level) = block, level <= 3 else { continue }
       let indent = Double(level - 1) * style.tableOfContents.fontSize
       let titleWidth = contentRect.width - numberWidth - indent
-      guard titleWidth >= 1 else { throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins) }
+      guard titleWidth >= 1 else {
+        throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins)
+      }
       let place = previousHeadingPages[index]
       let title = try TextLayout(.plain(text), style: style.tableOfContents, width: titleWidth, limits: limits)
       let number = try TextLayout(
@@ -476,7 +480,8 @@ struct ReportPaginator {
     var textHeight = 0.0
     for (column, layout) in row.enumerated() where ends[column] > starts[column] {
       let run = Self.run(
-        layout, lines: starts[column]..<ends[column], x: cells.columnX[column] + padding - cells.shifts[rowIndex][column],
+        layout, lines: starts[column]..<ends[column],
+        x: cells.columnX[column] + padding - cells.shifts[rowIndex][column],
         top: top + padding, role: .tableCell(row: rowIndex, column: column), blockIndex: blockIndex)
       textHeight = max(textHeight, run.frame.height)
       runs.append(run)

@@ -62,7 +62,8 @@ extension ReportSpec: Decodable {
       day.formatOptions = [.withFullDate]
       guard let date = formatter.date(from: text) ?? day.date(from: text) else {
         throw DecodingError.invalid(
-          #"expected an ISO 8601 date such as "2024-03-05" (got "\#(text)")"#, at: container.codingPath + [CodingKeys.date])
+          #"expected an ISO 8601 date such as "2024-03-05" (got "\#(text)")"#,
+          at: container.codingPath + [CodingKeys.date])
       }
       return date
     }
@@ -234,11 +235,14 @@ private struct SpecTable: Decodable {
     }
     var table = ReportTable(columns: columns, widths: widths, rows: rows)
     for key in [CodingKeys.align, .formats] {
-      guard let count = try? container.nestedUnkeyedContainer(forKey: key).count, count > columns.count else { continue }
+      guard let count = try? container.nestedUnkeyedContainer(forKey: key).count, count > columns.count else {
+        continue
+      }
       throw DecodingError.invalid(
         "expected at most \(columns.count) entries, one per column (got \(count))", at: container.codingPath + [key])
     }
-    table.alignments = try container.decodeIfPresent([SpecChoice<ReportColumnAlignment>].self, forKey: .align)?
+    table.alignments =
+      try container.decodeIfPresent([SpecChoice<ReportColumnAlignment>].self, forKey: .align)?
       .map(\.value) ?? []
     table.formats = try container.decodeIfPresent([SpecFormat].self, forKey: .formats)?.map(\.format) ?? []
     self.table = table
@@ -350,7 +354,8 @@ private struct SpecSpan: Decodable {
     if let underline = try? container.decodeIfPresent(Bool.self, forKey: .underline) {
       attributes.underline = underline ? .single : TextAttributes.Underline.none
     } else {
-      attributes.underline = try container.decodeIfPresent(SpecChoice<TextAttributes.Underline>.self, forKey: .underline)?
+      attributes.underline = try container.decodeIfPresent(
+        SpecChoice<TextAttributes.Underline>.self, forKey: .underline)?
         .value
     }
     attributes.strikethrough = try container.decodeIfPresent(Bool.self, forKey: .strikethrough)

@@ -6,7 +6,8 @@ extension TextLayout {
   static func checkStyleAttributes(_ style: TextStyle) throws {
     guard style.lineHeight.isFinite, (0.25...10).contains(style.lineHeight) else {
       throw RenderError.invalidValue(
-        name: "line height", value: "\(style.lineHeight)", expected: "a multiple of the natural line height from 0.25 to 10")
+        name: "line height", value: "\(style.lineHeight)",
+        expected: "a multiple of the natural line height from 0.25 to 10")
     }
     guard style.letterSpacing.isFinite, style.letterSpacing >= -style.fontSize, style.letterSpacing <= 1000 else {
       throw RenderError.invalidValue(
