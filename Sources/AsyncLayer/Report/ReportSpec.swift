@@ -18,10 +18,18 @@ import Foundation
 ///
 /// `page` is `"a4"`, `"letter"` or `{"width": …, "height": …}` in points; `margins` a number or
 /// `{"top", "left", "bottom", "right"}`. Optional: `fonts` (font files or folders to register,
-/// relative to the spec file), `font` (a family), `fontSize` (body text in points), `pageNumbers`
-/// (default true). Content items: `heading` (with an optional `level`),
-/// `paragraph`, `markup` (Pango markup), `table`, `image` (a PNG path, relative to the spec file,
-/// with an optional `scale` in pixels per point) and `{"pageBreak": true}`. A spec that does not
+/// relative to the spec file), `font` (a family), `fontSize` (body text in points), `align` (the
+/// ``TextAlignment`` words, for paragraphs), `pageNumbers` (default true), `header` and `footer`
+/// (templates with `{page}`, `{pages}`, `{date}`, `{title}`), `date` (ISO 8601), `author`,
+/// `subject`, `keywords`, `stripes` (a colour for every other table row) and `rules` (`grid`,
+/// `horizontal`, `none`). Content items: `heading` (with an optional `level`), `paragraph`,
+/// `markup` (Pango markup), `spans` (styled spans: `text` with `font`, `size`, `bold`, `weight`,
+/// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
+/// `baselineShift`, `link`), `table` (`columns`, `widths`, `rows`, and per column `align` — the
+/// alignment words or `decimal` — and `formats`: `"text"`, `"number"`, `"currency"`, `"percent"`,
+/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG path, relative to the
+/// spec file, with an optional `scale` in pixels per point), `{"pageBreak": true}` and
+/// `{"contents": true}` (a table of contents). A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
 ///
 /// ```swift
