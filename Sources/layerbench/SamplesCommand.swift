@@ -33,7 +33,8 @@ struct SamplesCommand: ParsableCommand {
       style: TextStyle(fontFamily: "Sans", fontSize: 14, language: "zh-CN")),
     Sample(
       name: "arabic", content: .plain("يرسم النص في الخلفية حتى تبقى القائمة سلسة أثناء التمرير السريع."),
-      style: TextStyle(fontFamily: "Sans", fontSize: 14, alignment: .right, language: "ar")),
+      // The default alignment, .natural, puts an Arabic paragraph at the right edge.
+      style: TextStyle(fontFamily: "Sans", fontSize: 14, language: "ar")),
     Sample(name: "emoji", content: .plain("Colour emoji: 😀 🎉 🚀 🌍 👩🏽‍💻 🇯🇵 ❤️")),
     Sample(
       name: "markup",

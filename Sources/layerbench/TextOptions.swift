@@ -32,8 +32,12 @@ struct TextOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: "Padding around the text, in points (less than half the width).")
   var padding: Double = 8
 
-  @Option(help: "Alignment: left, center, right, justify.")
-  var align: TextAlignment = .left
+  @Option(
+    help: """
+      Alignment: natural (default: the start of each paragraph's direction), leading, trailing (its end), \
+      left, right (absolute edges, whatever the direction), center, justify.
+      """)
+  var align: TextAlignment = .natural
 
   @Option(help: "Wrapping: word, char, word-char.")
   var wrap: WrapMode = .word
@@ -60,7 +64,21 @@ struct TextOptions: ParsableArguments {
   @Option(help: "BCP 47 language tag, e.g. zh-CN or ar.")
   var language: String?
 
+  @Option(
+    name: .customLong("font-file"),
+    help: "A font file (.ttf, .otf, .ttc) or a folder of them to use by family name in --font; repeatable.")
+  var fontFiles: [String] = []
+
   func validate() throws {
+    // Registered here, before --font is checked, so that its family is known (again for each
+    // batch line, which returns at once: the files are registered).
+    for file in fontFiles {
+      do {
+        try FontFiles.register(file)
+      } catch {
+        throw ValidationErrorMessage("--font-file: \(error)")
+      }
+    }
     try Bounds.check(width, "--width", above: 0, atMost: Self.maximumSide, "points")
     if let height { try Bounds.check(height, "--height", above: 0, atMost: Self.maximumSide, "points") }
     try Bounds.check(scale, "--scale", Self.scaleRange, "pixels per point")

@@ -26,7 +26,10 @@ import Testing
     (#"{"content": [{"heading": 3}]}"#, "spec.content[0].heading: expected a string, found a number"),
     (#"{"title": "x"}"#, "spec.content: missing (required)"),
     (#"{"content": [{"paragrph": "typo"}]}"#, "spec.content[0].paragrph: unknown key"),
-    (#"{"content": [{}]}"#, "spec.content[0]: expected one of heading, paragraph, markup, table, image, pageBreak"),
+    (
+      #"{"content": [{}]}"#,
+      "spec.content[0]: expected one of heading, paragraph, markup, spans, table, image, pageBreak, contents"
+    ),
     (#"{"content": [{"heading": "a", "paragraph": "b"}]}"#, "spec.content[0]: expected only one of"),
     (#"{"page": "a5", "content": []}"#, #"spec.page: expected "a4", "letter""#),
     (#"{"page": {"width": 300, "height": -1}, "content": []}"#, "spec.page.height: expected a size in points"),
@@ -63,6 +66,24 @@ import Testing
     ) {
       try spec.makeDocument()
     }
+  }
+
+  @Test func fontFilesAreRegisteredRelativeToTheSpec() throws {
+    let fonts = FontFileTests.fonts.path
+    let spec = try ReportSpec(
+      jsonData: Data(
+        #"{"fonts": ["blocks.ttf"], "font": "AsyncLayer Test Blocks", "content": [{"paragraph": "AB"}]}"#.utf8),
+      baseDirectory: fonts)
+    let layout = try ReportLayout(try spec.makeDocument())
+    let run = try #require(layout.pages[0].textRuns.first { $0.role == .paragraph })
+    // Two 0.6-em boxes at the body size of 11 points.
+    #expect(abs(run.lineFrames[0].width - 2 * 0.6 * 11) < 0.01)
+
+    let missing = try ReportSpec(
+      jsonData: Data(#"{"fonts": ["blocks.ttf", "nope.otf"], "content": []}"#.utf8), baseDirectory: fonts)
+    let error = #expect(throws: ReportSpecError.self) { try missing.makeDocument() }
+    #expect(error?.path == "spec.fonts[1]")
+    #expect(error?.message.contains("nope.otf: no such file") == true)
   }
 
   @Test func undecodableImageAndBadMarkupNameTheItem() throws {

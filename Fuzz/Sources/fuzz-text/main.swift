@@ -42,7 +42,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   let width = 10 + Double(input.byte()) * 390 / 255
   let modes = input.byte()
   let scale = scales[modes & 3]
-  style.alignment = TextAlignment.allCases[(modes >> 2) & 3]
+  // Relative and absolute alignments (.right uses Pango's neutral-direction context).
+  style.alignment = [TextAlignment.natural, .center, .right, .justify][(modes >> 2) & 3]
   style.ellipsize = EllipsizeMode.allCases[(modes >> 4) & 3]
   style.wrap = WrapMode.allCases[(modes >> 6) % WrapMode.allCases.count]
   let lines = input.byte()

@@ -58,6 +58,10 @@ public struct Rect: Sendable, Hashable {
   public var minY: Double { origin.y }
   public var maxX: Double { origin.x + size.width }
   public var maxY: Double { origin.y + size.height }
+  /// The horizontal centre.
+  public var midX: Double { origin.x + size.width / 2 }
+  /// The vertical centre.
+  public var midY: Double { origin.y + size.height / 2 }
   public var width: Double { size.width }
   public var height: Double { size.height }
 

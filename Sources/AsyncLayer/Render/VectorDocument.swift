@@ -8,6 +8,20 @@ import Foundation
 /// stays text in a PDF (selectable, extractable); cairo's SVG surface draws glyphs as `<symbol>`
 /// outlines referenced by `<use>`, so an SVG keeps the look but not the characters.
 final class VectorDocument {
+  /// PDF document information besides the title and the creator.
+  enum PDFMetadataField: Int, Sendable {
+    case author, subject, keywords, createDate
+
+    var cairo: cairo_pdf_metadata_t {
+      switch self {
+      case .author: return CAIRO_PDF_METADATA_AUTHOR
+      case .subject: return CAIRO_PDF_METADATA_SUBJECT
+      case .keywords: return CAIRO_PDF_METADATA_KEYWORDS
+      case .createDate: return CAIRO_PDF_METADATA_CREATE_DATE
+      }
+    }
+  }
+
   enum Format {
     case pdf
     case svg
@@ -23,7 +37,7 @@ final class VectorDocument {
   private let output: Unmanaged<Output>
 
   /// A document whose (first) page is `size` points.
-  init(format: Format, size: Size, title: String? = nil) throws {
+  init(format: Format, size: Size, title: String? = nil, metadata: [PDFMetadataField: String] = [:]) throws {
     try ImageRenderer.validate(size.width, "page width")
     try ImageRenderer.validate(size.height, "page height")
     let output = Unmanaged.passRetained(Output())
@@ -50,6 +64,9 @@ final class VectorDocument {
     if format == .pdf {
       cairo_pdf_surface_set_metadata(surface.raw, CAIRO_PDF_METADATA_CREATOR, "AsyncLayer")
       if let title { cairo_pdf_surface_set_metadata(surface.raw, CAIRO_PDF_METADATA_TITLE, title) }
+      for (field, value) in metadata.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        cairo_pdf_surface_set_metadata(surface.raw, field.cairo, value)
+      }
     }
   }
 

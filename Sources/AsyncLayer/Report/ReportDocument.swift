@@ -1,3 +1,5 @@
+import Foundation
+
 /// The content of a report: a page size and margins, then headings, paragraphs, tables and images
 /// in reading order. Lay it out once with ``ReportLayout/init(_:)`` and draw the layout to PNG, PDF
 /// or SVG.
@@ -20,8 +22,22 @@ public struct ReportDocument: Sendable, Hashable {
   public var margins: EdgeInsets
   /// Fonts, colours and spacing.
   public var style: ReportStyle
-  /// Whether each page gets a "Page N of M" footer.
+  /// Whether each page gets a footer (``footer``, by default "Page N of M").
   public var showsPageNumbers: Bool
+  /// The text at the top of each page, in the top margin, or nil for none. Fields: `{page}`,
+  /// `{pages}`, `{date}` (``date``, as yyyy-MM-dd), `{title}`.
+  ///
+  /// ```swift
+  /// report.header = "{title} — {date}"
+  /// report.footer = "Page {page} of {pages}"
+  /// ```
+  public var header: String?
+  /// The footer template, with the fields of ``header``, when ``showsPageNumbers`` is on.
+  public var footer: String = "Page {page} of {pages}"
+  /// The date `{date}` shows and the PDF's creation date.
+  public var date: Date = Date()
+  /// The PDF's author, subject and keywords (its title is ``title``).
+  public var metadata = ReportMetadata()
   /// The content, in reading order.
   public var blocks: [ReportBlock]
   /// How much text each block accepts: a paragraph, a heading, a table cell (see ``TextLimits``).
@@ -62,6 +78,12 @@ public struct ReportDocument: Sendable, Hashable {
     blocks.append(.table(table))
   }
 
+  /// Appends a table of contents: one line per heading (levels 1 to 3), with its page number,
+  /// linked to the heading in the PDF.
+  public mutating func addTableOfContents() {
+    blocks.append(.tableOfContents)
+  }
+
   /// Appends an image, scaled down to fit the content width (never scaled up).
   public mutating func addImage(_ image: RenderedImage) {
     blocks.append(.image(image))
@@ -80,13 +102,35 @@ public enum ReportBlock: Sendable, Hashable {
   case image(RenderedImage)
   /// Starts a new page.
   case pageBreak
+  /// The headings of the document with their page numbers (see ``ReportDocument/addTableOfContents()``).
+  case tableOfContents
 }
 
-/// A simple table: column titles, relative column widths and rows of wrapped text.
+/// The PDF's descriptive metadata (besides the title).
 ///
 /// ```swift
-/// let table = ReportTable(columns: ["Item", "Qty", "Price"], widths: [3, 1, 1],
-///                         rows: [["Paper, A4, 500 sheets", "4", "12.00"]])
+/// report.metadata = ReportMetadata(author: "Finance", subject: "Q3 sales", keywords: ["sales", "2024"])
+/// ```
+public struct ReportMetadata: Sendable, Hashable {
+  public var author: String?
+  public var subject: String?
+  public var keywords: [String]
+
+  public init(author: String? = nil, subject: String? = nil, keywords: [String] = []) {
+    self.author = author
+    self.subject = subject
+    self.keywords = keywords
+  }
+}
+
+/// A table: column titles, relative column widths, rows of wrapped text, and per column an
+/// alignment and a format.
+///
+/// ```swift
+/// var table = ReportTable(columns: ["Item", "Qty", "Price"], widths: [3, 1, 1],
+///                         rows: [["Paper, A4, 500 sheets", "4", "12"]])
+/// table.alignments = [.natural, .right, .decimal]
+/// table.formats = [.text, .number(decimals: 0), .currency(symbol: "€", decimals: 2)]
 /// ```
 public struct ReportTable: Sendable, Hashable {
   /// The titles of the header row.
@@ -96,6 +140,11 @@ public struct ReportTable: Sendable, Hashable {
   public var widths: [Double]
   /// The cells, row by row; a row with fewer cells than columns leaves the rest empty.
   public var rows: [[String]]
+  /// How each column's cells sit; missing columns are ``ReportColumnAlignment/natural``. The header
+  /// cell follows its column (a decimal column's header is right-aligned).
+  public var alignments: [ReportColumnAlignment] = []
+  /// How each column's body cells are written; missing columns are ``ReportColumnFormat/text``.
+  public var formats: [ReportColumnFormat] = []
 
   /// A table; `widths` defaults to equal columns.
   public init(columns: [String], widths: [Double]? = nil, rows: [[String]]) {

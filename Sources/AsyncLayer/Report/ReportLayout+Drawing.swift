@@ -1,4 +1,5 @@
 internal import CCairo
+import Foundation
 
 extension ReportLayout {
   /// Draws page `index` (from 0) into `context`, whose origin is the page's top-left corner; the
@@ -32,6 +33,8 @@ extension ReportLayout {
         context.fill(rect, color: color)
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
+      case .link(let rect, let target):
+        context.addLink(rect, to: target)
       }
     }
   }
@@ -90,6 +93,24 @@ final class ReportRunLayouts {
 }
 
 extension DrawingContext {
+  /// Marks `rect` as a link to `target` (cairo's link tag: PDF surfaces write a link annotation,
+  /// others ignore it).
+  func addLink(_ rect: Rect, to target: ReportLinkTarget) {
+    let area = "rect=[\(rect.minX) \(rect.minY) \(rect.width) \(rect.height)]"
+    let attributes: String
+    switch target {
+    case .url(let url): attributes = "uri='\(Self.tagString(url))' " + area
+    case .page(let page, let y): attributes = "page=\(page) pos=[0 \(y)] " + area
+    }
+    cairo_tag_begin(cairo.raw, CAIRO_TAG_LINK, attributes)
+    cairo_tag_end(cairo.raw, CAIRO_TAG_LINK)
+  }
+
+  /// `text` quoted for a cairo tag attribute string: backslash and single quote escaped.
+  static func tagString(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+  }
+
   /// Draws the lines of `run`, the first one's top at the run's frame top.
   func draw(_ run: ReportTextRun, layouts: ReportRunLayouts) throws {
     let layout = try layouts.layout(for: run, scale: scale)

@@ -53,7 +53,12 @@ extension ReportLayout {
   /// try layout.pdfData().write(to: URL(fileURLWithPath: "report.pdf"))
   /// ```
   public func pdfData() throws -> Data {
-    let document = try VectorDocument(format: .pdf, size: pageSize, title: title)
+    var fields: [VectorDocument.PDFMetadataField: String] = [:]
+    fields[.author] = metadata.author
+    fields[.subject] = metadata.subject
+    if !metadata.keywords.isEmpty { fields[.keywords] = metadata.keywords.joined(separator: ", ") }
+    fields[.createDate] = Self.pdfDate(date)
+    let document = try VectorDocument(format: .pdf, size: pageSize, title: title, metadata: fields)
     let context = try CairoContext(surface: document.surface)
     let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
     let layouts = ReportRunLayouts()
@@ -63,6 +68,13 @@ extension ReportLayout {
       try context.check("drawing PDF page \(index + 1)")
     }
     return try document.finish()
+  }
+
+  /// `date` as cairo takes it for the PDF: ISO 8601 in UTC.
+  static func pdfDate(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    return formatter.string(from: date)
   }
 
   /// One SVG file with the pages stacked vertically, top to bottom, `pageGap` points apart; each

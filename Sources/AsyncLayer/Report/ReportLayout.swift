@@ -1,3 +1,5 @@
+import Foundation
+
 /// A report paginated once, at scale 1: pages of positioned text line ranges, table cells, rules
 /// and images, ready to draw onto any surface.
 ///
@@ -18,15 +20,33 @@ public struct ReportLayout: Sendable, Hashable {
   public let contentRect: Rect
   /// The document title (also the PDF's title metadata).
   public let title: String?
+  /// The PDF's author, subject and keywords.
+  public let metadata: ReportMetadata
+  /// The document's date (the PDF's creation date).
+  public let date: Date
   /// The pages, in order.
   public let pages: [ReportPage]
 
   /// Paginates `document` on the calling thread; throws ``ReportError`` for a page too small for
   /// its margins or a malformed table, and ``RenderError`` for bad markup.
   public init(_ document: ReportDocument) throws {
-    var paginator = try ReportPaginator(document: document)
+    var paginator = try ReportPaginator(document: document, headingPages: [:])
     try paginator.layOutBlocks()
+    // A table of contents shows page numbers that pagination decides: lay out again with the
+    // pages found until they stop moving (a contents line can push headings to a later page).
+    if document.blocks.contains(.tableOfContents) {
+      for _ in 0..<3 {
+        var next = try ReportPaginator(document: document, headingPages: paginator.headingPages)
+        next.reuseTables(of: paginator)
+        try next.layOutBlocks()
+        let settled = next.headingPages.mapValues(\.page) == paginator.headingPages.mapValues(\.page)
+        paginator = next
+        if settled { break }
+      }
+    }
     pageSize = document.pageSize
+    metadata = document.metadata
+    date = document.date
     contentRect = paginator.contentRect
     title = document.title
     pages = try paginator.finish()
@@ -49,8 +69,18 @@ public struct ReportPage: Sendable, Hashable {
   }
 }
 
+/// Where a link on a page leads.
+public enum ReportLinkTarget: Sendable, Hashable {
+  /// A web address (or any URI).
+  case url(String)
+  /// A place in the document: a page number (from 1) and a height on it, in points from its top.
+  case page(Int, y: Double)
+}
+
 /// One positioned thing on a page.
 public enum ReportElement: Sendable, Hashable {
+  /// A clickable area (PDF only; other outputs draw nothing for it).
+  case link(Rect, target: ReportLinkTarget)
   /// A range of lines of a text laid out by Pango.
   case text(ReportTextRun)
   /// An image scaled into a frame.
@@ -76,11 +106,14 @@ public struct ReportTextRun: Sendable, Hashable {
     case tableHeader(column: Int)
     case tableCell(row: Int, column: Int)
     case footer
+    case header
+    /// A line of the table of contents: the heading's title or its page number.
+    case tableOfContents(entry: Int)
   }
 
   public let role: Role
-  /// The index of the ``ReportDocument/blocks`` element the text belongs to (nil for the title and
-  /// the footer).
+  /// The index of the ``ReportDocument/blocks`` element the text belongs to (nil for the title, the
+  /// header and the footer).
   public let blockIndex: Int?
   public let content: TextContent
   public let style: TextStyle

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Flows a ``ReportDocument`` onto pages: the one place where page breaks are decided.
 ///
 /// Text is laid out with ``TextLayout`` at scale 1 and split between lines (Pango's line frames
@@ -19,9 +21,21 @@ struct ReportPaginator {
   private var headerOnlyElementCount: Int?
   /// Tolerance for floating-point sums of line heights.
   private static let epsilon = 0.01
+  /// Where each heading landed (block index → page number from 1, and its top on the page).
+  private(set) var headingPages: [Int: HeadingPlace] = [:]
+  /// The heading places of the previous pass, which the table of contents shows.
+  private let previousHeadingPages: [Int: HeadingPlace]
+  /// Tables laid out, by block index: a second pass (for the table of contents) reuses them.
+  private var tables: [Int: TableCells] = [:]
 
-  init(document: ReportDocument) throws {
+  struct HeadingPlace: Hashable {
+    var page: Int
+    var y: Double
+  }
+
+  init(document: ReportDocument, headingPages: [Int: HeadingPlace]) throws {
     self.document = document
+    previousHeadingPages = headingPages
     let margins = document.margins
     let size = document.pageSize
     let content = Rect(
@@ -71,6 +85,9 @@ struct ReportPaginator {
         placeFlowingText(
           layout, role: .heading(level: level), blockIndex: index,
           keepWithNext: try firstLineHeight(of: next))
+        if let run = firstRun(of: index) {
+          headingPages[index] = HeadingPlace(page: finishedPages.count + 1, y: run.frame.minY)
+        }
       case .paragraph(let content):
         addSpacing(style.blockSpacing)
         let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
@@ -83,8 +100,19 @@ struct ReportPaginator {
         placeImage(image)
       case .pageBreak:
         if !isAtPageTop { startNewPage() }
+      case .tableOfContents:
+        addSpacing(style.blockSpacing)
+        try placeTableOfContents(blockIndex: index)
       }
     }
+  }
+
+  /// The first text run of block `index` on the current page.
+  private func firstRun(of index: Int) -> ReportTextRun? {
+    for element in elements {
+      if case .text(let run) = element, run.blockIndex == index { return run }
+    }
+    return nil
   }
 
   /// Closes the last page and adds the "Page N of M" footers.
@@ -94,9 +122,21 @@ struct ReportPaginator {
     var pages: [ReportPage] = []
     pages.reserveCapacity(count)
     for (index, var pageElements) in finishedPages.enumerated() {
-      if document.showsPageNumbers {
-        let layout = try TextLayout(
-          .plain("Page \(index + 1) of \(count)"), style: style.footer, width: contentRect.width, limits: limits)
+      if let header = document.header {
+        let text = fill(header, page: index + 1, pages: count)
+        if !text.isEmpty {
+          let layout = try TextLayout(.plain(text), style: style.header, width: contentRect.width, limits: limits)
+          // Centred vertically in the top margin.
+          let top = max(0, (document.margins.top - layout.size.height) / 2)
+          pageElements.append(
+            .text(
+              Self.run(
+                layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top, role: .header, blockIndex: nil)))
+        }
+      }
+      let footer = fill(document.footer, page: index + 1, pages: count)
+      if document.showsPageNumbers, !footer.isEmpty {
+        let layout = try TextLayout(.plain(footer), style: style.footer, width: contentRect.width, limits: limits)
         // Centred vertically in the bottom margin.
         let top = contentRect.maxY + max(0, (document.margins.bottom - layout.size.height) / 2)
         pageElements.append(
@@ -110,6 +150,19 @@ struct ReportPaginator {
     return pages
   }
 
+  /// A header or footer template with its fields filled in.
+  private func fill(_ template: String, page: Int, pages: Int) -> String {
+    guard template.contains("{") else { return template }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd"
+    return template.replacingOccurrences(of: "{page}", with: "\(page)")
+      .replacingOccurrences(of: "{pages}", with: "\(pages)")
+      .replacingOccurrences(of: "{date}", with: formatter.string(from: document.date))
+      .replacingOccurrences(of: "{title}", with: document.title ?? "")
+  }
+
   /// The height the start of `block` needs, so that a heading is not left alone at a page bottom.
   private func firstLineHeight(of block: ReportBlock?) throws -> Double {
     switch block {
@@ -120,7 +173,7 @@ struct ReportPaginator {
       // One line of body text; a table checks its own header-plus-first-row fit.
       let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + layout.size.height
-    case .image, .pageBreak, nil:
+    case .image, .pageBreak, .tableOfContents, nil:
       return 0
     }
   }
@@ -166,6 +219,7 @@ struct ReportPaginator {
       let whole = lines[lines.count - 1].frame.maxY - lines[0].frame.minY
       if whole + keepWithNext > remainingHeight + Self.epsilon { startNewPage() }
     }
+    let links = layout.links
     var start = 0
     while start < lines.count {
       var end = Self.fittingEnd(lines, from: start, available: remainingHeight)
@@ -181,9 +235,73 @@ struct ReportPaginator {
         layout, lines: start..<end, x: contentRect.minX, top: cursor, role: role,
         blockIndex: blockIndex)
       elements.append(.text(run))
+      addLinks(of: links, in: layout, lines: start..<end, run: run)
       cursor += run.frame.height
       start = end
       if start < lines.count { startNewPage() }
+    }
+  }
+
+  /// Link areas of `links` on the lines `range` of `layout`, placed where `run` put those lines.
+  private mutating func addLinks(
+    of links: [TextLink], in layout: TextLayout, lines range: Range<Int>, run: ReportTextRun
+  ) {
+    guard !links.isEmpty else { return }
+    let lines = layout.lines
+    let shiftY = run.frame.minY - lines[range.lowerBound].frame.minY
+    let top = lines[range.lowerBound].frame.minY - Self.epsilon
+    let bottom = lines[range.upperBound - 1].frame.maxY + Self.epsilon
+    for link in links {
+      for rect in link.rects where rect.minY >= top && rect.maxY <= bottom {
+        elements.append(
+          .link(
+            Rect(x: run.frame.minX + rect.minX, y: rect.minY + shiftY, width: rect.width, height: rect.height),
+            target: .url(link.target)))
+      }
+    }
+  }
+
+  // MARK: Table of contents
+
+  /// One line per heading of levels 1 to 3: its title (indented by level) and its page number at
+  /// the right, the whole line a link to the heading. Page numbers come from the previous pass.
+  private mutating func placeTableOfContents(blockIndex: Int) throws {
+    let numberWidth = min(48, contentRect.width / 4)
+    var numberStyle = style.tableOfContents
+    numberStyle.alignment = .right
+    var entry = 0
+    for (index, block) in document.blocks.enumerated() {
+      guard case .heading(let text, let level) = block, level <= 3 else { continue }
+      let indent = Double(level - 1) * style.tableOfContents.fontSize
+      let titleWidth = contentRect.width - numberWidth - indent
+      guard titleWidth >= 1 else {
+        throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins)
+      }
+      let place = previousHeadingPages[index]
+      let title = try TextLayout(.plain(text), style: style.tableOfContents, width: titleWidth, limits: limits)
+      let number = try TextLayout(
+        .plain(place.map { "\($0.page)" } ?? "–"), style: numberStyle, width: numberWidth, limits: limits)
+      let height = max(title.size.height, number.size.height)
+      if height > remainingHeight + Self.epsilon, !isAtPageTop { startNewPage() }
+      let role = ReportTextRun.Role.tableOfContents(entry: entry)
+      elements.append(
+        .text(
+          Self.run(
+            title, lines: 0..<title.lines.count, x: contentRect.minX + indent, top: cursor, role: role,
+            blockIndex: blockIndex)))
+      elements.append(
+        .text(
+          Self.run(
+            number, lines: 0..<number.lines.count, x: contentRect.maxX - numberWidth, top: cursor, role: role,
+            blockIndex: blockIndex)))
+      if let place {
+        elements.append(
+          .link(
+            Rect(x: contentRect.minX, y: cursor, width: contentRect.width, height: height),
+            target: .page(place.page, y: place.y)))
+      }
+      cursor += height
+      entry += 1
     }
   }
 
@@ -211,6 +329,8 @@ struct ReportPaginator {
     var header: [TextLayout]
     var headerHeight: Double
     var rows: [[TextLayout]]
+    /// How far each body cell moves left so that a decimal column's points line up (0 elsewhere).
+    var shifts: [[Double]]
   }
 
   private func layOutTable(_ table: ReportTable, blockIndex: Int) throws -> TableCells {
@@ -233,9 +353,19 @@ struct ReportPaginator {
       guard inner >= 1 else { throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins) }
       return inner
     }
+    func cellStyle(_ base: TextStyle, _ column: Int) -> TextStyle {
+      var style = base
+      if column < table.alignments.count { style.alignment = table.alignments[column].textAlignment }
+      return style
+    }
+    let headerStyles = (0..<columns).map { cellStyle(style.tableHeader, $0) }
+    let cellStyles = (0..<columns).map { cellStyle(style.tableCell, $0) }
+    let formatters = (0..<columns).map { column in
+      column < table.formats.count ? table.formats[column].makeFormatter() : { $0 }
+    }
     let header = try table.columns.indices.map { column in
       try TextLayout(
-        .plain(table.columns[column]), style: style.tableHeader, width: textWidth(column), limits: limits)
+        .plain(table.columns[column]), style: headerStyles[column], width: textWidth(column), limits: limits)
     }
     let rows = try table.rows.enumerated().map { rowIndex, cells in
       guard cells.count <= columns else {
@@ -243,16 +373,43 @@ struct ReportPaginator {
       }
       return try (0..<columns).map { column in
         try TextLayout(
-          .plain(column < cells.count ? cells[column] : ""), style: style.tableCell,
+          .plain(column < cells.count ? formatters[column](cells[column]) : ""), style: cellStyles[column],
           width: textWidth(column), limits: limits)
       }
     }
     let headerHeight = (header.map(\.size.height).max() ?? 0) + 2 * padding
-    return TableCells(columnX: x, columnWidths: widths, header: header, headerHeight: headerHeight, rows: rows)
+    var shifts = Array(repeating: Array(repeating: 0.0, count: columns), count: rows.count)
+    for column in 0..<columns where column < table.alignments.count && table.alignments[column] == .decimal {
+      // The width from each cell's decimal point to its end; cells move left by what they lack.
+      let fractions = rows.map { Self.fractionWidth(of: $0[column]) }
+      let widest = fractions.compactMap { $0 }.max() ?? 0
+      for (row, fraction) in fractions.enumerated() {
+        guard let fraction, let line = rows[row][column].lines.first else { continue }
+        shifts[row][column] = min(widest - fraction, line.frame.minX)
+      }
+    }
+    return TableCells(
+      columnX: x, columnWidths: widths, header: header, headerHeight: headerHeight, rows: rows, shifts: shifts)
+  }
+
+  /// The width from the decimal point of a one-line cell to its end (0 without a point), or nil
+  /// for a cell of several lines or none, which is not shifted.
+  private static func fractionWidth(of layout: TextLayout) -> Double? {
+    guard layout.lines.count == 1, let line = layout.lines.first else { return nil }
+    guard let point = layout.text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return 0 }
+    let offset = layout.text.utf8.distance(from: layout.text.utf8.startIndex, to: point)
+    guard let frame = layout.characterFrame(atUTF8Offset: offset) else { return 0 }
+    return max(0, line.frame.maxX - frame.minX)
+  }
+
+  /// Takes over the tables `previous` laid out (the same document, paginated again).
+  mutating func reuseTables(of previous: ReportPaginator) {
+    tables = previous.tables
   }
 
   private mutating func placeTable(_ table: ReportTable, blockIndex: Int) throws {
-    let cells = try layOutTable(table, blockIndex: blockIndex)
+    let cells = try tables[blockIndex] ?? layOutTable(table, blockIndex: blockIndex)
+    tables[blockIndex] = cells
     let padding = style.cellPadding
     guard cells.headerHeight < contentRect.height else {
       throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins)
@@ -323,18 +480,18 @@ struct ReportPaginator {
     var textHeight = 0.0
     for (column, layout) in row.enumerated() where ends[column] > starts[column] {
       let run = Self.run(
-        layout, lines: starts[column]..<ends[column], x: cells.columnX[column] + padding,
+        layout, lines: starts[column]..<ends[column],
+        x: cells.columnX[column] + padding - cells.shifts[rowIndex][column],
         top: top + padding, role: .tableCell(row: rowIndex, column: column), blockIndex: blockIndex)
       textHeight = max(textHeight, run.frame.height)
       runs.append(run)
     }
     let height = textHeight + 2 * padding
-    for column in row.indices {
-      elements.append(
-        .stroke(
-          Rect(x: cells.columnX[column], y: top, width: cells.columnWidths[column], height: height),
-          color: style.tableBorder, lineWidth: 0.5))
+    let tableWidth = cells.columnWidths.reduce(0, +)
+    if let stripe = style.tableStripeBackground, rowIndex % 2 == 1 {
+      elements.append(.fill(Rect(x: contentRect.minX, y: top, width: tableWidth, height: height), color: stripe))
     }
+    placeRules(cells, top: top, height: height)
     elements.append(contentsOf: runs.map(ReportElement.text))
     cursor += height
     starts = ends
@@ -349,12 +506,8 @@ struct ReportPaginator {
       .fill(
         Rect(x: contentRect.minX, y: top, width: width, height: cells.headerHeight),
         color: style.tableHeaderBackground))
+    placeRules(cells, top: top, height: cells.headerHeight)
     for (column, layout) in cells.header.enumerated() {
-      elements.append(
-        .stroke(
-          Rect(
-            x: cells.columnX[column], y: top, width: cells.columnWidths[column],
-            height: cells.headerHeight), color: style.tableBorder, lineWidth: 0.5))
       elements.append(
         .text(
           Self.run(
@@ -363,5 +516,24 @@ struct ReportPaginator {
     }
     cursor += cells.headerHeight
     headerOnlyElementCount = top == contentRect.minY ? elements.count : nil
+  }
+
+  /// The lines of one row (or the header) from `top`, `height` tall, as ``ReportStyle/tableRules`` says.
+  private mutating func placeRules(_ cells: TableCells, top: Double, height: Double) {
+    switch style.tableRules {
+    case .grid:
+      for column in cells.columnX.indices {
+        elements.append(
+          .stroke(
+            Rect(x: cells.columnX[column], y: top, width: cells.columnWidths[column], height: height),
+            color: style.tableBorder, lineWidth: 0.5))
+      }
+    case .horizontal:
+      let width = cells.columnWidths.reduce(0, +)
+      elements.append(
+        .fill(Rect(x: contentRect.minX, y: top + height - 0.25, width: width, height: 0.5), color: style.tableBorder))
+    case .none:
+      break
+    }
   }
 }

@@ -35,7 +35,8 @@ private func rejectUnknownKeys(in decoder: any Decoder, known: Set<String>) thro
 
 extension ReportSpec: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
-    case title, page, margins, font, fontSize, pageNumbers, content
+    case title, page, margins, fonts, font, fontSize, pageNumbers, content
+    case header, footer, date, author, subject, keywords, align, stripes, rules
   }
 
   public init(from decoder: any Decoder) throws {
@@ -44,6 +45,7 @@ extension ReportSpec: Decodable {
     title = try container.decodeIfPresent(String.self, forKey: .title)
     pageSize = try container.decodeIfPresent(SpecPageSize.self, forKey: .page)?.size
     margins = try container.decodeIfPresent(SpecMargins.self, forKey: .margins)?.insets
+    fonts = try container.decodeIfPresent([String].self, forKey: .fonts) ?? []
     fontFamily = try container.decodeIfPresent(String.self, forKey: .font)
     fontSize = try container.decodeIfPresent(Double.self, forKey: .fontSize)
     if let fontSize, !(fontSize > 0 && fontSize <= 1000) {
@@ -52,6 +54,26 @@ extension ReportSpec: Decodable {
         at: container.codingPath + [CodingKeys.fontSize])
     }
     showsPageNumbers = try container.decodeIfPresent(Bool.self, forKey: .pageNumbers) ?? true
+    header = try container.decodeIfPresent(String.self, forKey: .header)
+    footer = try container.decodeIfPresent(String.self, forKey: .footer)
+    date = try container.decodeIfPresent(String.self, forKey: .date).map { text in
+      let formatter = ISO8601DateFormatter()
+      let day = ISO8601DateFormatter()
+      day.formatOptions = [.withFullDate]
+      guard let date = formatter.date(from: text) ?? day.date(from: text) else {
+        throw DecodingError.invalid(
+          #"expected an ISO 8601 date such as "2024-03-05" (got "\#(text)")"#,
+          at: container.codingPath + [CodingKeys.date])
+      }
+      return date
+    }
+    metadata = ReportMetadata(
+      author: try container.decodeIfPresent(String.self, forKey: .author),
+      subject: try container.decodeIfPresent(String.self, forKey: .subject),
+      keywords: try container.decodeIfPresent([String].self, forKey: .keywords) ?? [])
+    alignment = try container.decodeIfPresent(SpecChoice<TextAlignment>.self, forKey: .align)?.value
+    tableStripes = try container.decodeIfPresent(SpecColor.self, forKey: .stripes)?.color
+    tableRules = try container.decodeIfPresent(SpecChoice<ReportTableRules>.self, forKey: .rules)?.value
     content = try container.decode([Item].self, forKey: .content)
     baseDirectory = FileManager.default.currentDirectoryPath
   }
@@ -59,10 +81,12 @@ extension ReportSpec: Decodable {
 
 extension ReportSpec.Item: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
-    case heading, level, paragraph, markup, table, image, scale, pageBreak
+    case heading, level, paragraph, markup, spans, table, image, scale, pageBreak, contents
   }
 
-  private static let kinds: [CodingKeys] = [.heading, .paragraph, .markup, .table, .image, .pageBreak]
+  private static let kinds: [CodingKeys] = [
+    .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents,
+  ]
 
   public init(from decoder: any Decoder) throws {
     try rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
@@ -91,6 +115,14 @@ extension ReportSpec.Item: Decodable {
       self = .markup(try container.decode(String.self, forKey: .markup))
     case .table:
       self = .table(try container.decode(SpecTable.self, forKey: .table).table)
+    case .spans:
+      let spans = try container.decode([SpecSpan].self, forKey: .spans)
+      self = .spans(spans.reduce(into: AttributedText()) { $0.append($1.text, $1.attributes) })
+    case .contents:
+      guard try container.decode(Bool.self, forKey: .contents) else {
+        throw DecodingError.invalid("expected true", at: container.codingPath + [CodingKeys.contents])
+      }
+      self = .tableOfContents
     case .image:
       let scale = try container.decodeIfPresent(Double.self, forKey: .scale) ?? 1
       guard scale > 0, scale.isFinite else {
@@ -173,7 +205,7 @@ private struct SpecMargins: Decodable {
 private struct SpecTable: Decodable {
   let table: ReportTable
 
-  private enum CodingKeys: String, CodingKey, CaseIterable { case columns, widths, rows }
+  private enum CodingKeys: String, CodingKey, CaseIterable { case columns, widths, rows, align, formats }
 
   init(from decoder: any Decoder) throws {
     try rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
@@ -201,6 +233,135 @@ private struct SpecTable: Decodable {
         "\(rows[bad].count) cells, but the table has \(columns.count) columns",
         at: container.codingPath + [CodingKeys.rows, ReportSpecKey(intValue: bad)])
     }
-    table = ReportTable(columns: columns, widths: widths, rows: rows)
+    var table = ReportTable(columns: columns, widths: widths, rows: rows)
+    for key in [CodingKeys.align, .formats] {
+      guard let count = try? container.nestedUnkeyedContainer(forKey: key).count, count > columns.count else {
+        continue
+      }
+      throw DecodingError.invalid(
+        "expected at most \(columns.count) entries, one per column (got \(count))", at: container.codingPath + [key])
+    }
+    table.alignments =
+      try container.decodeIfPresent([SpecChoice<ReportColumnAlignment>].self, forKey: .align)?
+      .map(\.value) ?? []
+    table.formats = try container.decodeIfPresent([SpecFormat].self, forKey: .formats)?.map(\.format) ?? []
+    self.table = table
+  }
+}
+
+/// One of an enumeration's words (`"natural"`, `"right"`, …), with the list in the error.
+private struct SpecChoice<Value: RawRepresentable<String> & CaseIterable>: Decodable {
+  let value: Value
+
+  init(from decoder: any Decoder) throws {
+    let word = try decoder.singleValueContainer().decode(String.self)
+    guard let value = Value(rawValue: word) else {
+      throw DecodingError.invalid(
+        "expected one of \(Value.allCases.map(\.rawValue).joined(separator: ", ")) (got \"\(word)\")",
+        at: decoder.codingPath)
+    }
+    self.value = value
+  }
+}
+
+/// A colour: "#rgb", "#rrggbb", "#rrggbbaa" or a name.
+private struct SpecColor: Decodable {
+  let color: Color
+
+  init(from decoder: any Decoder) throws {
+    let text = try decoder.singleValueContainer().decode(String.self)
+    do {
+      color = try Color(parsing: text)
+    } catch {
+      throw DecodingError.invalid("\(error)", at: decoder.codingPath)
+    }
+  }
+}
+
+/// A column format: `"text"`, `"number"`, `"currency"`, `"percent"`, `"date"`, or an object
+/// `{"format": "currency", "symbol": "€", "decimals": 2}` (`pattern` for dates).
+private struct SpecFormat: Decodable {
+  let format: ReportColumnFormat
+
+  private enum CodingKeys: String, CodingKey, CaseIterable { case format, decimals, symbol, pattern }
+
+  init(from decoder: any Decoder) throws {
+    var name: String
+    var decimals: Int?
+    var symbol: String?
+    var pattern: String?
+    if let word = try? decoder.singleValueContainer().decode(String.self) {
+      name = word
+    } else {
+      try rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      name = try container.decode(String.self, forKey: .format)
+      decimals = try container.decodeIfPresent(Int.self, forKey: .decimals)
+      if let decimals, !(0...ReportColumnFormat.maximumDecimals).contains(decimals) {
+        throw DecodingError.invalid(
+          "expected 0 to \(ReportColumnFormat.maximumDecimals) decimals (got \(decimals))",
+          at: container.codingPath + [CodingKeys.decimals])
+      }
+      symbol = try container.decodeIfPresent(String.self, forKey: .symbol)
+      pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
+      if let pattern, pattern.isEmpty || pattern.count > 64 {
+        throw DecodingError.invalid(
+          "expected a date pattern of 1 to 64 characters", at: container.codingPath + [CodingKeys.pattern])
+      }
+    }
+    switch name {
+    case "text": format = .text
+    case "number": format = .number(decimals: decimals ?? 0)
+    case "currency": format = .currency(symbol: symbol ?? "", decimals: decimals ?? 2)
+    case "percent": format = .percent(decimals: decimals ?? 0)
+    case "date": format = .date(pattern: pattern ?? "yyyy-MM-dd")
+    default:
+      throw DecodingError.invalid(
+        #"expected a format of text, number, currency, percent or date (got "\#(name)")"#, at: decoder.codingPath)
+    }
+  }
+}
+
+/// One span of a `spans` paragraph: `{"text": "terms", "bold": true, "link": "https://…"}`.
+private struct SpecSpan: Decodable {
+  let text: String
+  let attributes: TextAttributes
+
+  private enum CodingKeys: String, CodingKey, CaseIterable {
+    case text, font, size, bold, weight, italic, color, background, underline, strikethrough, letterSpacing
+    case baselineShift, link
+  }
+
+  init(from decoder: any Decoder) throws {
+    try rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    text = try container.decode(String.self, forKey: .text)
+    var attributes = TextAttributes()
+    attributes.fontFamily = try container.decodeIfPresent(String.self, forKey: .font)
+    attributes.fontSize = try container.decodeIfPresent(Double.self, forKey: .size)
+    if try container.decodeIfPresent(Bool.self, forKey: .bold) == true { attributes.weight = .bold }
+    if let weight = try container.decodeIfPresent(Int.self, forKey: .weight) {
+      guard let known = FontWeight(rawValue: weight) else {
+        throw DecodingError.invalid(
+          "expected a weight of \(FontWeight.allCases.map { "\($0.rawValue)" }.joined(separator: ", ")) (got \(weight))",
+          at: container.codingPath + [CodingKeys.weight])
+      }
+      attributes.weight = known
+    }
+    attributes.isItalic = try container.decodeIfPresent(Bool.self, forKey: .italic)
+    attributes.color = try container.decodeIfPresent(SpecColor.self, forKey: .color)?.color
+    attributes.backgroundColor = try container.decodeIfPresent(SpecColor.self, forKey: .background)?.color
+    if let underline = try? container.decodeIfPresent(Bool.self, forKey: .underline) {
+      attributes.underline = underline ? .single : TextAttributes.Underline.none
+    } else {
+      attributes.underline = try container.decodeIfPresent(
+        SpecChoice<TextAttributes.Underline>.self, forKey: .underline)?
+        .value
+    }
+    attributes.strikethrough = try container.decodeIfPresent(Bool.self, forKey: .strikethrough)
+    attributes.letterSpacing = try container.decodeIfPresent(Double.self, forKey: .letterSpacing)
+    attributes.baselineShift = try container.decodeIfPresent(Double.self, forKey: .baselineShift)
+    attributes.link = try container.decodeIfPresent(String.self, forKey: .link)
+    self.attributes = attributes
   }
 }

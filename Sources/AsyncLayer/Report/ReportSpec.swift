@@ -17,10 +17,19 @@ import Foundation
 /// ```
 ///
 /// `page` is `"a4"`, `"letter"` or `{"width": …, "height": …}` in points; `margins` a number or
-/// `{"top", "left", "bottom", "right"}`. Optional: `font` (a family), `fontSize` (body text in
-/// points), `pageNumbers` (default true). Content items: `heading` (with an optional `level`),
-/// `paragraph`, `markup` (Pango markup), `table`, `image` (a PNG path, relative to the spec file,
-/// with an optional `scale` in pixels per point) and `{"pageBreak": true}`. A spec that does not
+/// `{"top", "left", "bottom", "right"}`. Optional: `fonts` (font files or folders to register,
+/// relative to the spec file), `font` (a family), `fontSize` (body text in points), `align` (the
+/// ``TextAlignment`` words, for paragraphs), `pageNumbers` (default true), `header` and `footer`
+/// (templates with `{page}`, `{pages}`, `{date}`, `{title}`), `date` (ISO 8601), `author`,
+/// `subject`, `keywords`, `stripes` (a colour for every other table row) and `rules` (`grid`,
+/// `horizontal`, `none`). Content items: `heading` (with an optional `level`), `paragraph`,
+/// `markup` (Pango markup), `spans` (styled spans: `text` with `font`, `size`, `bold`, `weight`,
+/// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
+/// `baselineShift`, `link`), `table` (`columns`, `widths`, `rows`, and per column `align` — the
+/// alignment words or `decimal` — and `formats`: `"text"`, `"number"`, `"currency"`, `"percent"`,
+/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG path, relative to the
+/// spec file, with an optional `scale` in pixels per point), `{"pageBreak": true}` and
+/// `{"contents": true}` (a table of contents). A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
 ///
 /// ```swift
@@ -39,6 +48,10 @@ public struct ReportSpec: Sendable, Hashable {
     /// A paragraph in Pango markup.
     case markup(String)
     case table(ReportTable)
+    /// A paragraph of styled spans (`{"spans": [{"text": …, "bold": true, "link": …}, …]}`).
+    case spans(AttributedText)
+    /// A table of contents (`{"contents": true}`).
+    case tableOfContents
     /// A PNG file and its pixels per point.
     case image(path: String, scale: Double)
     case pageBreak
@@ -52,6 +65,23 @@ public struct ReportSpec: Sendable, Hashable {
   /// The body text size in points.
   public var fontSize: Double?
   public var showsPageNumbers: Bool
+  /// The page header template (`{page}`, `{pages}`, `{date}`, `{title}`), nil for none.
+  public var header: String?
+  /// The page footer template, nil for the default "Page {page} of {pages}".
+  public var footer: String?
+  /// The document date (`{date}`, the PDF's creation date); nil for now.
+  public var date: Date?
+  /// The PDF's author, subject and keywords.
+  public var metadata: ReportMetadata
+  /// The alignment of paragraphs.
+  public var alignment: TextAlignment?
+  /// Filled behind every other table row.
+  public var tableStripes: Color?
+  /// The lines tables draw.
+  public var tableRules: ReportTableRules?
+  /// Font files or folders to register (``FontFiles``) before laying out, relative to
+  /// ``baseDirectory``; their families can then be named in `font`.
+  public var fonts: [String]
   public var content: [Item]
   /// Where relative image paths start: the spec file's directory, or the current directory.
   public var baseDirectory: String
@@ -83,11 +113,26 @@ public struct ReportSpec: Sendable, Hashable {
   /// - Throws: ``ReportSpecError`` naming the item of a missing or undecodable image file (with
   ///   the file's path) or of invalid markup.
   public func makeDocument(pageSize override: Size? = nil) throws -> ReportDocument {
+    for (index, font) in fonts.enumerated() {
+      let resolved = font.hasPrefix("/") ? font : URL(fileURLWithPath: baseDirectory).appendingPathComponent(font).path
+      do {
+        try FontFiles.register(resolved)
+      } catch {
+        throw ReportSpecError(path: "spec.fonts[\(index)]", message: error.description)
+      }
+    }
     var style = ReportStyle(fontFamily: fontFamily ?? "Sans", bodySize: fontSize ?? 11)
     style.title.fontFamily = fontFamily ?? "Sans"
+    if let alignment { style.body.alignment = alignment }
+    style.tableStripeBackground = tableStripes
+    if let tableRules { style.tableRules = tableRules }
     var document = ReportDocument(
       title: title, pageSize: override ?? pageSize ?? .a4, margins: margins ?? EdgeInsets(all: 56), style: style,
       showsPageNumbers: showsPageNumbers)
+    document.header = header
+    if let footer { document.footer = footer }
+    if let date { document.date = date }
+    document.metadata = metadata
     for (index, item) in content.enumerated() {
       let path = "spec.content[\(index)]"
       switch item {
@@ -96,15 +141,13 @@ public struct ReportSpec: Sendable, Hashable {
       case .paragraph(let text):
         document.addParagraph(text)
       case .markup(let markup):
-        do {
-          // At the content width, as the paginator will lay it out (an unwrapped long paragraph
-          // could exceed Pango's width limit where the wrapped one does not).
-          let width = document.pageSize.width - document.margins.left - document.margins.right
-          _ = try TextLayout(.markup(markup), style: style.body, width: width >= 1 ? width : nil)
-        } catch let error as RenderError {
-          throw ReportSpecError(path: path + ".markup", message: error.description)
-        }
+        try Self.check(.markup(markup), in: document, path: path + ".markup")
         document.addParagraph(.markup(markup))
+      case .spans(let text):
+        try Self.check(.attributed(text), in: document, path: path + ".spans")
+        document.addParagraph(.attributed(text))
+      case .tableOfContents:
+        document.addTableOfContents()
       case .table(let table):
         document.addTable(table)
       case .image(let file, let scale):
@@ -114,6 +157,18 @@ public struct ReportSpec: Sendable, Hashable {
       }
     }
     return document
+  }
+
+  /// Lays `content` out as the paginator will, to report bad markup or span values at their path.
+  private static func check(_ content: TextContent, in document: ReportDocument, path: String) throws {
+    do {
+      // At the content width, as the paginator will lay it out (an unwrapped long paragraph
+      // could exceed Pango's width limit where the wrapped one does not).
+      let width = document.pageSize.width - document.margins.left - document.margins.right
+      _ = try TextLayout(content, style: document.style.body, width: width >= 1 ? width : nil)
+    } catch let error as RenderError {
+      throw ReportSpecError(path: path, message: error.description)
+    }
   }
 
   private static func loadImage(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws

@@ -15,8 +15,16 @@ public struct ReportStyle: Sendable, Hashable {
   public var tableHeader: TextStyle
   /// Table body cells.
   public var tableCell: TextStyle
-  /// The "Page N of M" footer.
+  /// The page footer ("Page N of M").
   public var footer: TextStyle
+  /// The page header (``ReportDocument/header``).
+  public var header: TextStyle
+  /// Table of contents lines.
+  public var tableOfContents: TextStyle
+  /// Filled behind every other body row of a table (the second, fourth, …); nil for none.
+  public var tableStripeBackground: Color?
+  /// Which lines a table draws.
+  public var tableRules: ReportTableRules
   /// Filled behind the table header row.
   public var tableHeaderBackground: Color
   /// The colour of table cell borders.
@@ -41,6 +49,10 @@ public struct ReportStyle: Sendable, Hashable {
     tableHeader = TextStyle(fontFamily: fontFamily, fontSize: bodySize * 0.9, weight: .bold)
     tableCell = TextStyle(fontFamily: fontFamily, fontSize: bodySize * 0.9)
     footer = TextStyle(fontFamily: fontFamily, fontSize: bodySize * 0.8, color: .gray, alignment: .center)
+    header = TextStyle(fontFamily: fontFamily, fontSize: bodySize * 0.8, color: .gray, alignment: .center)
+    tableOfContents = TextStyle(fontFamily: fontFamily, fontSize: bodySize)
+    tableStripeBackground = nil
+    tableRules = .grid
     tableHeaderBackground = Color(red8: 0xe4, green8: 0xe8, blue8: 0xee)
     tableBorder = Color(red8: 0x99, green8: 0x99, blue8: 0x99)
     cellPadding = 4
@@ -53,4 +65,18 @@ public struct ReportStyle: Sendable, Hashable {
     guard !headings.isEmpty else { return body }
     return headings[min(max(level, 1), headings.count) - 1]
   }
+}
+
+/// The lines a table draws.
+///
+/// ```swift
+/// style.tableRules = .horizontal   // rules between rows, no vertical lines
+/// ```
+public enum ReportTableRules: String, Sendable, Hashable, CaseIterable {
+  /// A border around every cell.
+  case grid
+  /// A rule under the header and under each row.
+  case horizontal
+  /// No lines (use ``ReportStyle/tableStripeBackground`` to tell rows apart).
+  case none
 }

@@ -14,7 +14,9 @@ public enum FontCatalog {
   /// Lower-cased names of all installed families.
   public static var installedFamilies: Set<String> {
     if let known = families.withLock({ $0 }) { return known }
-    let fontMap = PangoThreadState.current.fontMap
+    let state = PangoThreadState.current
+    state.refreshFontsIfRegistered()
+    let fontMap = state.fontMap
     var list: UnsafeMutablePointer<UnsafeMutablePointer<PangoFontFamily>?>?
     var count: Int32 = 0
     pango_font_map_list_families(fontMap, &list, &count)
@@ -27,6 +29,12 @@ public enum FontCatalog {
     g_free(list)
     families.withLock { $0 = names }
     return names
+  }
+
+  /// Drops the cached answers after fonts were registered (``FontFiles``).
+  static func forgetInstalledFamilies() {
+    families.withLock { $0 = nil }
+    missingByList.withLock { $0.removeAll() }
   }
 
   /// Answers per family list: every tile render asks, with a handful of distinct lists.

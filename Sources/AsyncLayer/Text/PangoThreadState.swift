@@ -7,23 +7,57 @@ import Foundation
 /// tile — so each thread keeps one for its lifetime. Pango's objects are not thread-safe, which is
 /// why they are per thread rather than shared behind a lock.
 final class PangoThreadState {
-  let fontMap: UnsafeMutablePointer<PangoFontMap>
-  private var contexts: [Double: OpaquePointer] = [:]
+  /// This thread's font map; replaced by a fresh one when fonts are registered (see ``FontFiles``).
+  private(set) var fontMap: UnsafeMutablePointer<PangoFontMap>
+  /// The ``FontFiles/generation`` the font map was made for.
+  private var fontGeneration: Int
+  private var contexts: [ContextKey: OpaquePointer] = [:]
+
+  /// A context's scale, and whether its base direction is neutral (absolute alignment).
+  private struct ContextKey: Hashable {
+    var scale: Double
+    var absoluteAlignment: Bool
+  }
   /// How deep this thread is inside ``FontCacheLock``: nested calls must not wait for it again.
   var fontCacheLockDepth = 0
   /// This thread's glyph cache and compositor (see ``GlyphCompositor``).
   let glyphCompositor = GlyphCompositor()
 
   private init() {
-    fontMap = ThreadSafeFontMap.make()
+    (fontMap, fontGeneration) = Self.makeFontMap()
   }
 
   deinit {
+    releaseFontMap()
+  }
+
+  /// A new font map on the configuration of the fonts registered so far.
+  private static func makeFontMap() -> (UnsafeMutablePointer<PangoFontMap>, Int) {
+    let (configuration, generation) = FontFiles.currentConfiguration()
+    let map = ThreadSafeFontMap.make()
+    if let configuration {
+      // Pango takes its own reference to the configuration.
+      pango_fc_font_map_set_config(OpaquePointer(map), configuration.raw)
+    }
+    return (map, generation)
+  }
+
+  private func releaseFontMap() {
     // Fontsets point at the font map without a reference: release them (and the fonts) first.
     recentFontsets.releaseAll()
     recentFonts.releaseAll()
     for context in contexts.values { g_object_unref(UnsafeMutableRawPointer(context)) }
+    contexts.removeAll()
     g_object_unref(fontMap)
+  }
+
+  /// Swaps the font map for a fresh one when fonts were registered since it was made. Called only
+  /// where a new layout starts, never from inside Pango: layouts made before keep their contexts,
+  /// which keep the old map alive, and draw as they were laid out.
+  func refreshFontsIfRegistered() {
+    guard FontFiles.generation.load(ordering: .acquiring) != fontGeneration else { return }
+    releaseFontMap()
+    (fontMap, fontGeneration) = Self.makeFontMap()
   }
 
   /// Fonts and fontsets this thread drew with lately, kept alive past Pango's fontset cache (256
@@ -56,11 +90,19 @@ final class PangoThreadState {
 
   /// The context for layouts drawn at `scale` device pixels per point.
   ///
+  /// With `absoluteAlignment`, the context's base direction is neutral: Pango then never swaps
+  /// `PANGO_ALIGN_LEFT` and `PANGO_ALIGN_RIGHT` for a right-to-left paragraph (it swaps them only
+  /// for a paragraph whose direction is opposite to the context's), so left means left. Paragraph
+  /// directions still come from their text (auto-dir), so bidi reordering is unchanged.
+  ///
   /// Metrics hinting is off and glyph positions are not rounded, so a layout breaks its lines at
   /// the same places at every scale and on vector surfaces: a PNG preview matches the PDF.
-  func context(scale: Double) -> OpaquePointer {
-    if let context = contexts[scale] { return context }
+  func context(scale: Double, absoluteAlignment: Bool = false) -> OpaquePointer {
+    refreshFontsIfRegistered()
+    let key = ContextKey(scale: scale, absoluteAlignment: absoluteAlignment)
+    if let context = contexts[key] { return context }
     let context = pango_font_map_create_context(fontMap)!
+    if absoluteAlignment { pango_context_set_base_dir(context, PANGO_DIRECTION_NEUTRAL) }
     let options = cairo_font_options_create()
     cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
@@ -72,7 +114,7 @@ final class PangoThreadState {
     var matrix = PangoMatrix(xx: scale, xy: 0, yx: 0, yy: scale, x0: 0, y0: 0)
     pango_context_set_matrix(context, &matrix)
     let handle = context
-    contexts[scale] = handle
+    contexts[key] = handle
     return handle
   }
 

@@ -6,6 +6,9 @@ public struct TextLine: Sendable, Hashable {
   public let index: Int
   /// The line's logical box (its full line height, including spacing above).
   public let frame: Rect
+  /// The box of the line's drawn pixels (its ink), which can reach beyond ``frame`` (accents,
+  /// italics) or be empty (a blank line).
+  public let inkFrame: Rect
   /// Distance from the layout's top to this line's baseline.
   public let baseline: Double
   /// Where the line starts in the layout's text, as a UTF-8 byte offset (markup removed, and each
@@ -44,6 +47,9 @@ public final class TextLayout {
   public let scale: Double
   /// The limits the text was checked against.
   public let limits: TextLimits
+  /// The spans of ``TextContent/attributed(_:)`` content at offsets of ``text`` (empty for other
+  /// content).
+  public let spans: [TextSpan]
 
   /// Lays out `content`; throws ``RenderError/invalidMarkup(_:)`` with Pango's message for bad
   /// markup, ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
@@ -72,13 +78,15 @@ public final class TextLayout {
         value: style.fontSize * scale)
     }
     let units = try PangoValues(style: style, width: width, height: height)
+    try Self.checkStyleAttributes(style)
+    if case .attributed(let text) = content { spans = try Self.layoutSpans(of: text) } else { spans = [] }
     self.content = content
     self.style = style
     self.width = width
     self.height = height
     self.scale = scale
     self.limits = limits
-    let context = PangoThreadState.current.context(scale: scale)
+    let context = PangoThreadState.current.context(scale: scale, absoluteAlignment: style.alignment.isAbsolute)
     raw = pango_layout_new(context)
     try configure(units)
     try checkExtents()
@@ -104,14 +112,14 @@ public final class TextLayout {
     var maxLines: Int32
 
     init(style: TextStyle, width: Double?, height: Double?) throws {
-      self.width = try width.map { try Self.units($0, "width") }
-      self.height = try height.map { try Self.units($0, "height") }
-      fontSize = try Self.units(style.fontSize, "font size")
+      self.width = try width.map { try TextLayout.pangoUnits($0, "width") }
+      self.height = try height.map { try TextLayout.pangoUnits($0, "height") }
+      fontSize = try TextLayout.pangoUnits(style.fontSize, "font size")
       guard fontSize > 0 else {
         throw RenderError.invalidValue(
           name: "font size", value: "\(style.fontSize)", expected: "at least 1/1024 point")
       }
-      spacing = try Self.units(style.lineSpacing, "line spacing")
+      spacing = try TextLayout.pangoUnits(style.lineSpacing, "line spacing")
       // More negative than half the font size, lines climb over the ones above them (and a tile
       // sized to the text collapses to a pixel).
       guard style.lineSpacing >= -style.fontSize / 2 else {
@@ -127,16 +135,6 @@ public final class TextLayout {
       // More lines than Pango can count is the same as no limit: clamping keeps that meaning.
       maxLines = Int32(clamping: style.maxLines)
     }
-
-    private static func units(_ points: Double, _ name: String) throws -> Int32 {
-      let units = (points * Double(PANGO_SCALE)).rounded()
-      guard units.isFinite, abs(units) <= Double(Int32.max) else {
-        throw RenderError.invalidValue(
-          name: name, value: "\(points)",
-          expected: "a finite number of points within ±\(Int(TextLayout.maximumLength)) (Pango's coordinate range)")
-      }
-      return Int32(units)
-    }
   }
 
   private func configure(_ units: PangoValues) throws {
@@ -146,6 +144,16 @@ public final class TextLayout {
       let text = Self.replacingNUL(text)
       pango_layout_set_text(raw, text, try Self.pangoLength(text))
       attributes = pango_attr_list_new()
+    case .attributed(let attributed):
+      let text = Self.replacingNUL(attributed.string)
+      pango_layout_set_text(raw, text, try Self.pangoLength(text))
+      attributes = pango_attr_list_new()
+      do {
+        try Self.insertSpanAttributes(spans, into: attributes, scale: scale)
+      } catch {
+        pango_attr_list_unref(attributes)
+        throw error
+      }
     case .markup(let markup):
       let markup = Self.replacingNUL(markup)
       var parsed: OpaquePointer?
@@ -162,12 +170,12 @@ public final class TextLayout {
       g_free(text)
       attributes = parsed
     }
-    if let language = style.language {
-      let attribute = pango_attr_language_new(pango_language_from_string(language))
-      pango_attr_list_insert_before(attributes, attribute)
-    }
+    defer { pango_attr_list_unref(attributes) }
+    try Self.insertStyleAttributes(style, into: attributes)
     pango_layout_set_attributes(raw, attributes)
-    pango_attr_list_unref(attributes)
+    if style.firstLineIndent != 0 {
+      pango_layout_set_indent(raw, try Self.pangoUnits(style.firstLineIndent, "first-line indent"))
+    }
 
     let font = pango_font_description_new()
     pango_font_description_set_family(font, style.fontFamily)
@@ -183,10 +191,12 @@ public final class TextLayout {
     case .char: pango_layout_set_wrap(raw, PANGO_WRAP_CHAR)
     case .wordChar: pango_layout_set_wrap(raw, PANGO_WRAP_WORD_CHAR)
     }
+    // Pango's LEFT is the start of a paragraph and RIGHT its end, except in the neutral-direction
+    // context of absolute alignments (see PangoThreadState.context), where they are the edges.
     switch style.alignment {
-    case .left: pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
+    case .natural, .leading, .left: pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
+    case .trailing, .right: pango_layout_set_alignment(raw, PANGO_ALIGN_RIGHT)
     case .center: pango_layout_set_alignment(raw, PANGO_ALIGN_CENTER)
-    case .right: pango_layout_set_alignment(raw, PANGO_ALIGN_RIGHT)
     case .justify:
       pango_layout_set_alignment(raw, PANGO_ALIGN_LEFT)
       pango_layout_set_justify(raw, 1)
@@ -299,8 +309,9 @@ public final class TextLayout {
     defer { pango_layout_iter_free(iterator) }
     let unit = Double(PANGO_SCALE)
     repeat {
+      var ink = PangoRectangle()
       var logical = PangoRectangle()
-      pango_layout_iter_get_line_extents(iterator, nil, &logical)
+      pango_layout_iter_get_line_extents(iterator, &ink, &logical)
       let baseline = Double(pango_layout_iter_get_baseline(iterator)) / unit
       let line = pango_layout_iter_get_line_readonly(iterator)!
       result.append(
@@ -309,6 +320,9 @@ public final class TextLayout {
           frame: Rect(
             x: Double(logical.x) / unit, y: Double(logical.y) / unit, width: Double(logical.width) / unit,
             height: Double(logical.height) / unit),
+          inkFrame: Rect(
+            x: Double(ink.x) / unit, y: Double(ink.y) / unit, width: Double(ink.width) / unit,
+            height: Double(ink.height) / unit),
           baseline: baseline, utf8Offset: Int(line.pointee.start_index), utf8Length: Int(line.pointee.length)))
     } while pango_layout_iter_next_line(iterator) != 0
     return result

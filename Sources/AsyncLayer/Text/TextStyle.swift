@@ -30,10 +30,23 @@ public struct TextStyle: Sendable, Hashable {
   public var maxLines: Int
   /// A BCP 47 language tag ("zh-CN", "ar") that steers font choice and shaping.
   public var language: String?
+  /// Line height as a multiple of each line's natural height (1, the default, is the font's own;
+  /// 1.5 is CSS's `line-height: 1.5`). From 0.25 to 10, or the layout fails with ``RenderError``.
+  public var lineHeight: Double = 1
+  /// Extra space after every character, in points (negative tightens), from minus ``fontSize`` to
+  /// 1000 points.
+  public var letterSpacing: Double = 0
+  /// Indent of each paragraph's first line, in points, at its leading edge; negative values hang
+  /// the first line out (the other lines are indented instead). Within ±``TextLayout/maximumLength``.
+  public var firstLineIndent: Double = 0
+  /// Whether a hyphen is shown where a word is broken across lines (Pango's `insert_hyphens`).
+  /// Words break only with ``WrapMode/char`` or ``WrapMode/wordChar``, or at soft hyphens
+  /// (U+00AD); there is no dictionary hyphenation.
+  public var hyphenates: Bool = true
 
   public init(
     fontFamily: String = "Sans", fontSize: Double = 14, weight: FontWeight = .regular, isItalic: Bool = false,
-    color: Color = .black, backgroundColor: Color? = nil, alignment: TextAlignment = .left,
+    color: Color = .black, backgroundColor: Color? = nil, alignment: TextAlignment = .natural,
     lineSpacing: Double = 0, wrap: WrapMode = .word, ellipsize: EllipsizeMode = .none, maxLines: Int = 0,
     language: String? = nil
   ) {
@@ -65,10 +78,46 @@ public enum FontWeight: Int, Sendable, Hashable, CaseIterable {
 
 /// Horizontal alignment of lines within the layout width.
 ///
-/// As in Pango, `left` and `right` mean the start and the end of the line: they swap for a
-/// right-to-left paragraph, so Arabic or Hebrew text with the default `.left` hugs the right edge.
+/// Two families of words, as in UIKit and CSS: *relative* ones follow each paragraph's direction
+/// (found from its first strong character, so an Arabic paragraph runs right to left), *absolute*
+/// ones do not.
+///
+/// | case | left-to-right paragraph | right-to-left paragraph |
+/// |---|---|---|
+/// | ``natural`` (default), ``leading`` | left | right |
+/// | ``trailing`` | right | left |
+/// | ``left`` | left | left |
+/// | ``right`` | right | right |
+/// | ``center`` | centred | centred |
+/// | ``justify`` | both edges; last line at the left | both edges; last line at the right |
+///
+/// ```swift
+/// var style = TextStyle()
+/// style.alignment = .trailing   // the end of each paragraph: right for English, left for Arabic
+/// ```
+///
+/// `left` and `right` used to mean the start and the end (Pango's meaning). The words still decode,
+/// in the CLI's `--align` and the batch and report specs, with their absolute meaning; use
+/// `leading`/`trailing` for the old one.
 public enum TextAlignment: String, Sendable, Hashable, CaseIterable {
-  case left, center, right, justify
+  /// The start of each paragraph's direction (UIKit's `.natural`; the same as ``leading`` here,
+  /// since the library has no user-interface direction of its own).
+  case natural
+  /// The start of each paragraph's direction (CSS `start`).
+  case leading
+  /// The end of each paragraph's direction (CSS `end`).
+  case trailing
+  /// The left edge, whatever the direction.
+  case left
+  /// The right edge, whatever the direction.
+  case right
+  /// Centred in the width.
+  case center
+  /// Stretched to both edges, except each paragraph's last line, which starts at its leading edge.
+  case justify
+
+  /// True for ``left`` and ``right``, which ignore the paragraph direction.
+  var isAbsolute: Bool { self == .left || self == .right }
 }
 
 /// Where lines may break.
@@ -86,15 +135,18 @@ public enum EllipsizeMode: String, Sendable, Hashable, CaseIterable {
   case none, start, middle, end
 }
 
-/// Text to lay out: plain, or Pango markup (`<b>bold</b> and <span foreground="red">red</span>`).
+/// Text to lay out: plain, Pango markup (`<b>bold</b> and <span foreground="red">red</span>`), or
+/// an ``AttributedText`` with typed spans.
 public enum TextContent: Sendable, Hashable {
   case plain(String)
   case markup(String)
+  case attributed(AttributedText)
 
   /// The source string, markup included.
   public var source: String {
     switch self {
     case .plain(let text), .markup(let text): return text
+    case .attributed(let text): return text.string
     }
   }
 }

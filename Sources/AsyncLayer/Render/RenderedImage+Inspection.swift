@@ -1,10 +1,8 @@
-import AsyncLayer
-
-/// Pixel-level questions the rendering tests ask. They look at colours and bounds, never at glyph
+/// Pixel-level questions the tests (and the CLI tests, which read PNGs back) ask. They look at colours and bounds, never at glyph
 /// shapes, which differ between font versions.
 extension RenderedImage {
   /// Pixels whose colour differs noticeably from `background`.
-  func inkPixelCount(background: Color) -> Int {
+  package func inkPixelCount(background: Color) -> Int {
     var count = 0
     for y in 0..<pixelHeight {
       for x in 0..<pixelWidth where isInk(x: x, y: y, background: background) { count += 1 }
@@ -13,7 +11,7 @@ extension RenderedImage {
   }
 
   /// The bounding box in pixels of everything that is not `background`, or nil for a blank image.
-  func inkBounds(background: Color) -> (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
+  package func inkBounds(background: Color) -> (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
     var bounds: (minX: Int, minY: Int, maxX: Int, maxY: Int)?
     for y in 0..<pixelHeight {
       for x in 0..<pixelWidth where isInk(x: x, y: y, background: background) {
@@ -27,7 +25,18 @@ extension RenderedImage {
     return bounds
   }
 
-  func isInk(x: Int, y: Int, background: Color) -> Bool {
+  /// The leftmost and rightmost ink columns within the pixel rows `rows`, or nil when they are blank.
+  package func inkColumns(rows: Range<Int>, background: Color) -> (minX: Int, maxX: Int)? {
+    var columns: (minX: Int, maxX: Int)?
+    for y in max(0, rows.lowerBound)..<min(pixelHeight, rows.upperBound) {
+      for x in 0..<pixelWidth where isInk(x: x, y: y, background: background) {
+        columns = (min(columns?.minX ?? x, x), max(columns?.maxX ?? x, x))
+      }
+    }
+    return columns
+  }
+
+  package func isInk(x: Int, y: Int, background: Color) -> Bool {
     let c = color(x: x, y: y)
     let d =
       abs(c.red - background.red) + abs(c.green - background.green) + abs(c.blue - background.blue)
@@ -38,7 +47,7 @@ extension RenderedImage {
 
 extension Color {
   /// Channel-wise equality within `tolerance`.
-  func isClose(to other: Color, tolerance: Double = 0.02) -> Bool {
+  package func isClose(to other: Color, tolerance: Double = 0.02) -> Bool {
     abs(red - other.red) <= tolerance && abs(green - other.green) <= tolerance
       && abs(blue - other.blue) <= tolerance && abs(alpha - other.alpha) <= tolerance
   }

@@ -1,0 +1,55 @@
+/// How a span of an ``AttributedText`` differs from the ``TextStyle`` it is laid out with: each
+/// property left nil keeps the style's value.
+///
+/// ```swift
+/// var link = TextAttributes(color: .blue, underline: .single)
+/// link.link = "https://example.com/terms"
+/// let bold = TextAttributes(weight: .bold)
+/// ```
+public struct TextAttributes: Sendable, Hashable {
+  /// A font family or a comma-separated fallback list.
+  public var fontFamily: String?
+  /// The font size in points.
+  public var fontSize: Double?
+  public var weight: FontWeight?
+  public var isItalic: Bool?
+  /// The text colour.
+  public var color: Color?
+  /// Filled behind the span's glyphs, line by line.
+  public var backgroundColor: Color?
+  public var underline: Underline?
+  public var strikethrough: Bool?
+  /// Extra space after each character, in points.
+  public var letterSpacing: Double?
+  /// How far the span is raised above the baseline, in points (negative lowers it).
+  public var baselineShift: Double?
+  /// A link target (a URL or any string the caller understands). It changes nothing in a tile: a
+  /// cell finds the link under a tap with ``TextLayout/link(at:)`` and its rectangles with
+  /// ``TextLayout/rects(forUTF8Range:)``; a report's PDF makes it a clickable link.
+  public var link: String?
+
+  /// Underline styles.
+  public enum Underline: String, Sendable, Hashable, CaseIterable {
+    case none, single, double
+    /// A wavy line, as spelling checkers draw.
+    case error
+  }
+
+  public init(
+    fontFamily: String? = nil, fontSize: Double? = nil, weight: FontWeight? = nil, isItalic: Bool? = nil,
+    color: Color? = nil, backgroundColor: Color? = nil, underline: Underline? = nil, strikethrough: Bool? = nil,
+    letterSpacing: Double? = nil, baselineShift: Double? = nil, link: String? = nil
+  ) {
+    self.fontFamily = fontFamily
+    self.fontSize = fontSize
+    self.weight = weight
+    self.isItalic = isItalic
+    self.color = color
+    self.backgroundColor = backgroundColor
+    self.underline = underline
+    self.strikethrough = strikethrough
+    self.letterSpacing = letterSpacing
+    self.baselineShift = baselineShift
+    self.link = link
+  }
+}
