@@ -274,14 +274,20 @@ struct GlyphCompositorTests {
     }
   }
 
+  /// Limits small enough that a few layouts fill the generations (3 of them), on this thread's
+  /// compositor; a synchronous test body has the thread to itself.
+  static func smallLimits(fontsPerGeneration: Int, glyphsPerGeneration: Int) -> GlyphCompositor.Limits {
+    .init(
+      fontsPerGeneration: fontsPerGeneration, glyphsPerGeneration: glyphsPerGeneration, bytesPerGeneration: 1 << 20,
+      generations: 3, glyphsPerCache: 400, imageByteLimit: 64 << 20)
+  }
+
   @Test("past its limits it drops the least recently used generation; hot fonts stay, pixels stay cairo's")
   func generations() throws {
     let compositor = PangoThreadState.current.glyphCompositor
     let saved = compositor.limits
     defer { compositor.limits = saved }
-    compositor.limits = .init(
-      fontsPerGeneration: 3, glyphsPerGeneration: 60, bytesPerGeneration: 1 << 20, generations: 3,
-      glyphsPerCache: 400, imageByteLimit: 64 << 20)
+    compositor.limits = Self.smallLimits(fontsPerGeneration: 3, glyphsPerGeneration: 60)
     let dropped = compositor.generationsDropped
     let hot = try layout(Self.texts[0], font: "Sans 13")
     for size in 9...28 {
@@ -313,9 +319,7 @@ struct GlyphCompositorTests {
     let saved = compositor.limits
     defer { compositor.limits = saved }
     // One layout of Latin text (~35 glyphs) fills a generation.
-    compositor.limits = .init(
-      fontsPerGeneration: 8, glyphsPerGeneration: 20, bytesPerGeneration: 1 << 20, generations: 3,
-      glyphsPerCache: 400, imageByteLimit: 64 << 20)
+    compositor.limits = Self.smallLimits(fontsPerGeneration: 8, glyphsPerGeneration: 20)
     let fonts = ["A": "Serif 11", "B": "Serif 12", "C": "Serif 13", "D": "Serif 14"]
     func draw(_ name: String) throws -> Int {
       let before = compositor.glyphsRendered
