@@ -125,6 +125,13 @@ struct LineChart {
             from: point(index - 1, entry.values[index - 1]), to: point(index, entry.values[index]), color: color,
             lineWidth: count > 200 ? 1 : 2)
         }
+        // Few points (a sweep): mark each, so a one-point series still shows.
+        if count <= 60 {
+          for (index, value) in entry.values.enumerated() {
+            let p = point(index, value)
+            context.fill(Rect(x: p.x - 3, y: p.y - 3, width: 6, height: 6), color: color)
+          }
+        }
       }
       if let xLabels {
         for (index, text) in xLabels.enumerated() {

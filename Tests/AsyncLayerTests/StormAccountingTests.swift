@@ -73,8 +73,8 @@ struct StormAccountingTests {
   @Test(
     "sweep axes refuse hostile values with a message naming the option",
     arguments: [
-      ("fast", "1", "standard", "0", "--sweep-speeds: 'fast' is not a number"),
-      ("nan", "1", "standard", "0", "--sweep-speeds must be a number from 0.1 to 10"),
+      ("adaptive", "fast", "standard", "0", "--sweep-speeds: 'fast' is not a number"),
+      ("adaptive", "nan", "standard", "0", "--sweep-speeds must be a number from 0.1 to 10"),
       ("adaptive", "1e300", "standard", "0", "--sweep-speeds must be a number from 0.1 to 10"),
       ("adaptive", "1", "medium", "0", "--sweep-costs: unknown cost 'medium'"),
       ("adaptive", "1", "light", "-1", "--sweep-loads must be from 0 to 64"),

@@ -114,7 +114,11 @@ struct ScrollCommand: ParsableCommand {
     try Bounds.check(imageEvery, "--image-every", 1...1000, "rows")
     try checkReportOutputs(json: json, chart: chart)
     _ = try NameList.parse(modes, option: "--modes", as: ScrollMode.self)
-    if sweep { _ = try sweepGrid() } else { try Bounds.check(repeats, "--repeats", 1...1) }
+    if sweep {
+      _ = try sweepGrid()
+    } else if repeats != 1 {
+      throw ValidationErrorMessage("--repeats applies to --sweep only (got \(repeats) without it)")
+    }
   }
 
   private func sweepGrid() throws -> ScrollSweep {

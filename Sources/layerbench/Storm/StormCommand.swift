@@ -37,9 +37,9 @@ struct StormCommand: ParsableCommand {
   var keysPerSecond: Double = 15
 
   @Option(parsing: .unconditional, help: "Words in the typed-into paragraph, 10–20000.")
-  var paragraphWords = 1200
+  var paragraphWords = 3000
 
-  @Option(parsing: .unconditional, help: "Device pixels per point, 0.1–4.")
+  @Option(parsing: .unconditional, help: "Device pixels per point of the resized layers, 0.1–4 (typing draws at 2).")
   var scale: Double = 3
 
   @Option(parsing: .unconditional, help: "Busy threads competing for the CPU, 0–64.")
@@ -118,8 +118,8 @@ struct StormCommand: ParsableCommand {
     }
     Terminal.progress(plan.count * repeats, of: plan.count * repeats, label: "storms")
     print(
-      "resize: \(layers) layers; typing: \(paragraphWords) words at \(Bounds.format(keysPerSecond)) keys/s; "
-        + "scale \(scale), \(backgroundLoad) background threads, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop; "
+      "resize: \(layers) layers at scale \(scale); typing: \(paragraphWords) words at "
+        + "\(Bounds.format(keysPerSecond)) keys/s, scale \(StormSimulation.typingScale); \(backgroundLoad) background threads, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop; "
         + "median of \(repeats) runs (min–max in parentheses)\n")
     print(Self.table(groups).render())
     if let json { try writeJSON(groups.flatMap { $0 }, to: json) }

@@ -47,13 +47,17 @@ final class StormSimulation {
     var layerCount: Int
     var keysPerSecond: Double
     var scale: Double
-    /// Words of the typing paragraph before the first keystroke.
+    /// Words of the typing paragraph before the first keystroke (the paragraph is a few hundred
+  /// points tall per 100 words at 600 pt wide).
     var paragraphWords: Int
     /// How long to wait for the final pixels after the storm.
     var settleLimit = Duration.seconds(60)
   }
 
   static let columnHeight = 140.0
+  static let typingWidth = 600.0
+  /// The typed-into document is drawn at 2×: its contents are already tens of megabytes.
+  static let typingScale = 2.0
 
   let loop: MainLoop
   let setup: Setup
@@ -82,7 +86,7 @@ final class StormSimulation {
     let count = setup.scenario == .resize ? setup.layerCount : 1
     for index in 0..<count {
       let layer = TextLayer(loop: loop)
-      layer.contentsScale = setup.scale
+      layer.contentsScale = setup.scenario == .typing ? Self.typingScale : setup.scale
       layer.isOpaque = true
       layer.backgroundColor = .white
       layer.padding = EdgeInsets(top: 8, left: 12, bottom: 8, right: 12)
@@ -96,7 +100,11 @@ final class StormSimulation {
       case .typing:
         layer.style = TextStyle(fontFamily: "Sans", fontSize: 15)
         layer.text = .plain(StormText.paragraph(words: setup.paragraphWords))
-        layer.size = Size(width: 600, height: 4000)
+        // Tall enough for the paragraph and what is typed (a few lines), no taller: the contents
+        // of a draw cost width × height × scale² × 4 bytes, and no-cancel queues many.
+        let measured = try TextMeasurer.shared.size(
+          of: layer.text, style: layer.style, width: Self.typingWidth - 24, scale: Self.typingScale)
+        layer.size = Size(width: Self.typingWidth, height: (measured.height + 120).rounded(.up))
       }
       layer.onDidDisplay = { [weak self] layer, finished in
         if finished { self?.committed(index, cpu: layer.statistics.cpuTimeCommitted) }
@@ -161,9 +169,13 @@ final class StormSimulation {
     }
   }
 
+  /// Applies every keystroke due by now (a loop busy drawing receives several at once, as an app
+  /// reads queued key events), so every mode types the same text in the same time.
   private func keystroke() {
     guard let stormStart, elapsed - stormStart < setup.length, let layer = layers.first else { return }
-    typed += 1
+    let due = Int(((elapsed - stormStart).milliseconds / 1000 * setup.keysPerSecond).rounded(.down))
+    guard due > typed else { return }
+    typed = due
     layer.text = .plain(StormText.paragraph(words: setup.paragraphWords) + StormText.typed(typed))
     change()
   }
