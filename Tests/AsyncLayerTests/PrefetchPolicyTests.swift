@@ -69,7 +69,8 @@ struct PrefetchPolicyTests {
       #expect(ranges.display == 700..<1900)
       #expect(ranges.preload == ranges.display)
     }
-    #expect(PrefetchPolicy.none.ranges(top: 10, height: height, velocity: 9000, direction: &direction).display == 10..<610)
+    #expect(
+      PrefetchPolicy.none.ranges(top: 10, height: height, velocity: 9000, direction: &direction).display == 10..<610)
   }
 
   @Test("the preload range always contains the display range, even when tuned shorter")

@@ -96,8 +96,9 @@ struct PrefetchPolicy: Sendable, Equatable, CustomStringConvertible {
     let preloadRange = extend(viewport, by: preload, speed: speed, height: height, direction: direction)
     return Ranges(
       display: displayRange,
-      preload: min(preloadRange.lowerBound, displayRange.lowerBound)..<max(
-        preloadRange.upperBound, displayRange.upperBound))
+      preload: min(
+        preloadRange.lowerBound, displayRange.lowerBound)..<max(
+          preloadRange.upperBound, displayRange.upperBound))
   }
 
   private func extend(

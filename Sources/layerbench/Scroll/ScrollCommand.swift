@@ -122,7 +122,8 @@ struct ScrollCommand: ParsableCommand {
   }
 
   private func sweepGrid() throws -> ScrollSweep {
-    try ScrollSweep(prefetch: sweepPrefetch, speeds: sweepSpeeds, costs: sweepCosts, loads: sweepLoads, repeats: repeats)
+    try ScrollSweep(
+      prefetch: sweepPrefetch, speeds: sweepSpeeds, costs: sweepCosts, loads: sweepLoads, repeats: repeats)
   }
 
   func run() throws {

@@ -48,7 +48,7 @@ final class StormSimulation {
     var keysPerSecond: Double
     var scale: Double
     /// Words of the typing paragraph before the first keystroke (the paragraph is a few hundred
-  /// points tall per 100 words at 600 pt wide).
+    /// points tall per 100 words at 600 pt wide).
     var paragraphWords: Int
     /// How long to wait for the final pixels after the storm.
     var settleLimit = Duration.seconds(60)
