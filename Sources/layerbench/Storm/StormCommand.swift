@@ -34,10 +34,10 @@ struct StormCommand: ParsableCommand {
   var layers = 60
 
   @Option(parsing: .unconditional, help: "Keystrokes per second while typing, 1–60.")
-  var keysPerSecond: Double = 15
+  var keysPerSecond: Double = 20
 
   @Option(parsing: .unconditional, help: "Words in the typed-into paragraph, 10–20000.")
-  var paragraphWords = 3000
+  var paragraphWords = 6000
 
   @Option(parsing: .unconditional, help: "Device pixels per point of the resized layers, 0.1–4 (typing draws at 2).")
   var scale: Double = 3
@@ -124,8 +124,10 @@ struct StormCommand: ParsableCommand {
     print(Self.table(groups).render())
     if let json { try writeJSON(groups.flatMap { $0 }, to: json) }
     if let chart {
-      try Self.chart(groups).render().write(to: chart)
-      print("\nwrote \(chart)")
+      try Self.chart(groups, metric: .settle).render().write(to: chart)
+      let backlog = ScrollSweep.chartPath(chart, metric: "backlog")
+      try Self.chart(groups, metric: .backlog).render().write(to: backlog)
+      print("\nwrote \(chart)\nwrote \(backlog)")
     }
   }
 
@@ -138,6 +140,7 @@ struct StormCommand: ParsableCommand {
     for runs in groups {
       guard let first = runs.first else { continue }
       let settled = runs.compactMap(\.summary.settleMs)
+      let settledRuns = runs.filter { $0.summary.settleMs != nil && $0.summary.minimumCpuMs > 0 }
       let unsettled = runs.count - settled.count
       func spread(_ value: (StormSimulation.Result) -> Double) -> String { Spread(runs.map(value)).text }
       table.add([
@@ -145,17 +148,28 @@ struct StormCommand: ParsableCommand {
         spread { Double($0.summary.droppedFrames) },
         (settled.isEmpty ? "" : Spread(settled).text) + (unsettled > 0 ? " (\(unsettled) not settled)" : ""),
         settled.isEmpty ? "-" : Spread(runs.compactMap(\.summary.settleFrames)).text,
-        spread(\.summary.cpuMs), spread(\.summary.minimumCpuMs),
-        spread { $0.summary.minimumCpuMs > 0 ? $0.summary.cpuMs / $0.summary.minimumCpuMs : 0 },
+        spread(\.summary.cpuMs),
+        // The minimum (each layer's final draw) and the final pixels exist only for settled runs.
+        settledRuns.isEmpty ? "-" : Spread(settledRuns.map(\.summary.minimumCpuMs)).text,
+        settledRuns.isEmpty ? "-" : Spread(settledRuns.map { $0.summary.cpuMs / $0.summary.minimumCpuMs }).text,
         spread(\.summary.wastedPercent), spread { Double($0.peakBacklog) },
-        runs.map { "\($0.layersMatchingSync)/\($0.layers)" }.joined(separator: " "),
+        settledRuns.isEmpty
+          ? "-" : settledRuns.map { "\($0.layersMatchingSync)/\($0.layers)" }.joined(separator: " "),
       ])
     }
     return table
   }
 
-  /// Median settle time over storm length, one line per scenario and mode.
-  static func chart(_ groups: [[StormSimulation.Result]]) -> LineChart {
+  /// What a storm chart shows over the storm's length.
+  enum ChartMetric {
+    /// From the last change to the final pixels.
+    case settle
+    /// The most draws queued or running on the pool.
+    case backlog
+  }
+
+  /// A median over storm length, one line per scenario and mode.
+  static func chart(_ groups: [[StormSimulation.Result]], metric: ChartMetric) -> LineChart {
     let results = groups.flatMap { $0 }
     let lengths = Array(Set(results.map(\.lengthSeconds))).sorted()
     var series: [(name: String, values: [Double])] = []
@@ -167,13 +181,21 @@ struct StormCommand: ParsableCommand {
           (
             "\(scenario.rawValue) \(mode.rawValue)",
             lengths.map { length in
-              median(runs.filter { $0.lengthSeconds == length }.compactMap(\.summary.settleMs))
+              let same = runs.filter { $0.lengthSeconds == length }
+              switch metric {
+              case .settle: return median(same.compactMap(\.summary.settleMs))
+              case .backlog: return median(same.map { Double($0.peakBacklog) })
+              }
             }
           ))
       }
     }
+    let title =
+      metric == .settle
+      ? "Time from the last change to the final pixels (ms, median) by storm length (s)"
+      : "Peak draws queued or running on the pool (median) by storm length (s)"
     return LineChart(
-      title: "Time from the last change to the final pixels (ms, median) by storm length (s)",
+      title: title,
       xLabels: lengths.map { Bounds.format($0) }, series: series)
   }
 }
