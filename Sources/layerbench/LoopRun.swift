@@ -39,8 +39,25 @@ enum LoopRun {
     }
     done.wait()
     loop.stop()
+    load.stop()
+    drainPool()
     if let message = failure.withLock({ $0 }) { throw ValidationErrorMessage(message) }
     return outcome.withLock { $0! }
+  }
+}
+
+extension LoopRun {
+  /// The longest wait for the shared pool to run out of work between two runs.
+  static let drainLimit = Duration.seconds(300)
+
+  /// Waits until the shared pool has nothing queued or running. Draws a run leaves behind (a
+  /// no-cancel backlog never shrinks by itself) would otherwise delay the next run's draws and land
+  /// in its statistics.
+  static func drainPool() {
+    let start = ContinuousClock.now
+    while QueuePool.shared.statistics.contains(where: { $0.pending > 0 }), ContinuousClock.now - start < drainLimit {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
   }
 }
 
