@@ -5,7 +5,9 @@ import Foundation
 private let palette: [Color] = [
   Color(red: 0.16, green: 0.45, blue: 0.78), Color(red: 0.90, green: 0.45, blue: 0.12),
   Color(red: 0.20, green: 0.62, blue: 0.30), Color(red: 0.75, green: 0.20, blue: 0.25),
-  Color(red: 0.50, green: 0.35, blue: 0.70),
+  Color(red: 0.50, green: 0.35, blue: 0.70), Color(red: 0.55, green: 0.55, blue: 0.55),
+  Color(red: 0.10, green: 0.70, blue: 0.75), Color(red: 0.85, green: 0.30, blue: 0.65),
+  Color(red: 0.60, green: 0.45, blue: 0.20),
 ]
 
 /// The frame, axes and labels shared by the charts, drawn with AsyncLayer itself.
@@ -40,11 +42,14 @@ private struct ChartCanvas {
     }
     context.strokeLine(from: Point(x: plot.minX, y: plot.minY), to: Point(x: plot.minX, y: plot.maxY), color: .gray)
     context.strokeLine(from: Point(x: plot.minX, y: plot.maxY), to: Point(x: plot.maxX, y: plot.maxY), color: .gray)
-    var x = plot.minX
+    // Five entries to a row; more wrap onto a second row (sweeps draw a line per mode and load).
+    let perRow = 5
+    let rows = (legend.count + perRow - 1) / perRow
     for (index, name) in legend.enumerated() {
-      context.fill(Rect(x: x, y: size.height - 30, width: 14, height: 14), color: palette[index % palette.count])
-      try label(name, context, at: Point(x: x + 20, y: size.height - 32), width: 180)
-      x += 200
+      let x = plot.minX + Double(index % perRow) * 170
+      let y = size.height - 30 - Double(rows - 1 - index / perRow) * 22
+      context.fill(Rect(x: x, y: y, width: 14, height: 14), color: palette[index % palette.count])
+      try label(name, context, at: Point(x: x + 20, y: y - 2), width: 150)
     }
     return top
   }
@@ -124,6 +129,13 @@ struct LineChart {
           context.strokeLine(
             from: point(index - 1, entry.values[index - 1]), to: point(index, entry.values[index]), color: color,
             lineWidth: count > 200 ? 1 : 2)
+        }
+        // Few points (a sweep): mark each, so a one-point series still shows.
+        if count <= 60 {
+          for (index, value) in entry.values.enumerated() {
+            let p = point(index, value)
+            context.fill(Rect(x: p.x - 3, y: p.y - 3, width: 6, height: 6), color: color)
+          }
         }
       }
       if let xLabels {

@@ -8,7 +8,7 @@ struct LayerBench: ParsableCommand {
     abstract: "Render text tiles with AsyncLayer and measure what it costs.",
     subcommands: [
       RenderCommand.self, SamplesCommand.self, ThroughputCommand.self, TechniquesCommand.self, ReportCommand.self,
-      ScrollCommand.self, BatchCommand.self, FontsCommand.self,
+      ScrollCommand.self, StormCommand.self, BatchCommand.self, FontsCommand.self,
     ]
   )
 }

@@ -22,7 +22,9 @@ struct Feed: Sendable {
   let rows: [Row]
   let contentHeight: Double
 
-  init(rowCount: Int, imageCount: Int) throws {
+  /// `bodyLength` multiplies each body's word count (so its lines); `imageEvery` puts an image on
+  /// every Nth row.
+  init(rowCount: Int, imageCount: Int, bodyLength: Double = 1, imageEvery: Int = 5) throws {
     let words = [
       "layers", "draw", "off", "the", "main", "thread", "while", "lists", "scroll", "fast", "and", "every", "cell",
       "shows", "text", "with", "images", "cancelled", "when", "it", "leaves", "screen", "before", "commit", "loop",
@@ -39,7 +41,7 @@ struct Feed: Sendable {
     let textWidth = Self.width - 2 * Self.padding
     for index in 0..<rowCount {
       // A deterministic spread of body lengths: 12 to 170 words (2 to ~20 lines).
-      let wordCount = 12 + (index * 37 % 159)
+      let wordCount = max(1, Int((Double(12 + (index * 37 % 159)) * bodyLength).rounded()))
       // Mixed scripts as in a real feed: every sixth row from the third is Chinese and Japanese,
       // every sixth from the fifth Arabic (font fallback to Noto CJK and DejaVu/Noto Arabic).
       let vocabulary = index % 6 == 2 ? cjkWords : index % 6 == 4 ? arabicWords : words
@@ -47,7 +49,7 @@ struct Feed: Sendable {
       let body =
         (0..<wordCount).map { vocabulary[($0 * 11 + index * 3) % vocabulary.count] }.joined(separator: separator) + "."
       let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
-      let imageIndex = index % 5 == 0 ? (index / 5) % max(imageCount, 1) : nil
+      let imageIndex = index % max(imageEvery, 1) == 0 ? (index / max(imageEvery, 1)) % max(imageCount, 1) : nil
       let titleHeight = try TextMeasurer.shared.size(
         of: .plain(title), style: Self.titleStyle, width: textWidth, scale: 2
       ).height
@@ -75,6 +77,12 @@ struct Feed: Sendable {
     var end = low
     while end < rows.count && rows[end].y < top + height { end += 1 }
     return low..<end
+  }
+
+  /// Rows that intersect a range of content points (empty for an empty or non-finite range).
+  func rows(in range: Range<Double>) -> Range<Int> {
+    guard range.lowerBound.isFinite, range.upperBound.isFinite else { return 0..<0 }
+    return visibleRange(top: range.lowerBound, height: range.upperBound - range.lowerBound)
   }
 
   /// Generates the local image set: PNG files of gradients and shapes, 750×375 px.

@@ -20,13 +20,20 @@ final class FeedCellLayer: AsyncLayer {
   /// An image arrived while a draw of the same row was in flight: redraw after it commits rather
   /// than throw the nearly finished draw away.
   private var redrawAfterCommit = false
-  /// How the cell asks for a display: at once, or through the benchmark's priority scheduler.
+  /// How the cell asks for a display: at once, or through the benchmark's scheduler.
   var requestDisplay: (FeedCellLayer) -> Void = { $0.setNeedsDisplay() }
+  /// Told on the loop when a draw of the bound row commits, with its timestamps.
+  var onCommit: ((DrawProbe.Times) -> Void)?
+  /// The frame in which the cell was bound to its row.
+  private(set) var boundFrame = 0
+  /// The latest draw handed to the pool.
+  private(set) var probe: DrawProbe?
 
   /// Binds the cell to a row (a reused cell gets a new one); `display` says whether to request a
   /// display now or leave it to a scheduler.
-  func bind(_ row: Feed.Row, image: RenderedImage?) {
+  func bind(_ row: Feed.Row, image: RenderedImage?, frame: Int = 0) {
     self.row = row
+    boundFrame = frame
     self.image = image
     redrawAfterCommit = false
     size = Size(width: Feed.width, height: row.height)
@@ -61,7 +68,11 @@ final class FeedCellLayer: AsyncLayer {
     let image = image
     let scale = contentsScale
     drawing = Shown(row: row.index, hasImage: image != nil)
+    let probe = DrawProbe()
+    self.probe = probe
     return DrawOperation { context in
+      probe.markStarted()
+      defer { probe.markFinished() }
       let padding = Feed.padding
       let width = Feed.width - 2 * padding
       let title = try TextLayout(.plain(row.title), style: Feed.titleStyle, width: width, scale: scale)
@@ -89,7 +100,10 @@ final class FeedCellLayer: AsyncLayer {
 
   override func didDisplay(finished: Bool) {
     super.didDisplay(finished: finished)
-    if finished { shown = drawing }
+    if finished {
+      shown = drawing
+      if let probe { onCommit?(probe.snapshot) }
+    }
     if redrawAfterCommit && !isDisplayPending {
       redrawAfterCommit = false
       requestDisplay(self)

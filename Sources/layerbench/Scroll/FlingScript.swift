@@ -26,6 +26,11 @@ struct FlingScript: Sendable {
   ])
 
   let flings: [Fling]
+
+  /// The same flings and rests with every velocity multiplied by `factor`.
+  func scaled(by factor: Double) -> FlingScript {
+    FlingScript(flings: flings.map { Fling(velocity: $0.velocity * factor, rest: $0.rest) })
+  }
   /// Scroll offset at each millisecond, and the millisecond at which each fling stops.
   private(set) var offsets: [Double] = []
   private(set) var stopTimes: [Int] = []

@@ -39,14 +39,61 @@ struct ScrollCommand: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help:
-      "Points above and below the viewport whose rows get cells and draws ahead of time (a list's prefetch range), 0–10000."
+      "A fixed prefetch instead of the adaptive ranges: points above and below the viewport whose rows get cells and draws ahead of time, 0–10000 (0: none)."
   )
-  var prefetch: Double = 0
+  var prefetch: Double?
+
+  @Option(
+    parsing: .unconditional,
+    help:
+      "Adaptive ranges: screens drawn ahead of the viewport in the scroll direction at least, 0–20 (cells and images are bound twice as far)."
+  )
+  var displayAhead: Double = 1
+
+  @Option(
+    parsing: .unconditional,
+    help: "Adaptive ranges: seconds of travel at the current speed drawn ahead when that reaches further, 0–5.")
+  var lookahead: Double = 0.2
+
+  @Option(parsing: .unconditional, help: "Multiplies every fling's velocity, 0.1–10.")
+  var speed: Double = 1
+
+  @Option(
+    parsing: .unconditional,
+    help: "Multiplies every row's body length (words, so lines), 0.1–10: the cost of a cell's text.")
+  var bodyLength: Double = 1
+
+  @Option(parsing: .unconditional, help: "An image on every Nth row, 1–1000.")
+  var imageEvery = 5
 
   @Option(
     parsing: .unconditional,
     help: "Busy threads competing for the CPU during each mode, 0–64 (other work on the device: decoding, parsing).")
   var backgroundLoad = 0
+
+  @Flag(
+    help:
+      "Run the grid --sweep-prefetch × --sweep-speeds × --sweep-costs × --sweep-loads for every mode, --repeats times per point; --chart names one chart per metric (NAME-dropped.png, -stale, -wasted, -settle)."
+  )
+  var sweep = false
+
+  @Option(help: "Sweep: comma-separated prefetch settings, 'adaptive' or points (fixed), e.g. 0,600,adaptive.")
+  var sweepPrefetch = "adaptive"
+
+  @Option(help: "Sweep: comma-separated fling speed factors, 0.1–10 each.")
+  var sweepSpeeds = "0.5,1,2,4"
+
+  @Option(
+    help:
+      "Sweep: comma-separated cell costs: light (body ×0.5, scale 2, image every 10th row), standard (×1, 3, 5th), heavy (×2, 3, 2nd), huge (×4, 4, every row)."
+  )
+  var sweepCosts = "light,standard,heavy"
+
+  @Option(help: "Sweep: comma-separated background loads (busy threads), 0–64 each.")
+  var sweepLoads = "0,2"
+
+  @Option(parsing: .unconditional, help: "Sweep: runs per point (the median and the spread are reported), 1–100.")
+  var repeats = 1
 
   @Option(help: "Write one JSON object per mode to this file.")
   var json: String?
@@ -59,48 +106,49 @@ struct ScrollCommand: ParsableCommand {
     try Bounds.check(images, "--images", Self.imageRange)
     try Bounds.check(scale, "--scale", 0.1...4, "pixels per point")
     try Bounds.check(backgroundLoad, "--background-load", 0...64, "threads")
-    try Bounds.check(prefetch, "--prefetch", 0...10_000, "points")
+    if let prefetch { try Bounds.check(prefetch, "--prefetch", 0...10_000, "points") }
+    try Bounds.check(displayAhead, "--display-ahead", 0...20, "screens")
+    try Bounds.check(lookahead, "--lookahead", 0...5, "seconds")
+    try Bounds.check(speed, "--speed", 0.1...10, "times")
+    try Bounds.check(bodyLength, "--body-length", 0.1...10, "times")
+    try Bounds.check(imageEvery, "--image-every", 1...1000, "rows")
     try checkReportOutputs(json: json, chart: chart)
-    let names = modeNames
-    let choices = ScrollMode.allCases.map(\.rawValue).joined(separator: ", ")
-    guard !names.allSatisfy(\.isEmpty) else {
-      throw ValidationErrorMessage("--modes is empty: give one or more of \(choices), separated by commas")
-    }
-    var seen = Set<String>()
-    for name in names {
-      guard !name.isEmpty else {
-        throw ValidationErrorMessage("--modes '\(modes)' has an empty name between commas; choose from \(choices)")
-      }
-      guard ScrollMode(rawValue: name) != nil else {
-        throw ValidationErrorMessage("--modes: unknown mode '\(name)'; choose from \(choices)")
-      }
-      guard seen.insert(name).inserted else { throw ValidationErrorMessage("--modes names '\(name)' twice") }
+    _ = try NameList.parse(modes, option: "--modes", as: ScrollMode.self)
+    if sweep {
+      _ = try sweepGrid()
+    } else if repeats != 1 {
+      throw ValidationErrorMessage("--repeats applies to --sweep only (got \(repeats) without it)")
     }
   }
 
-  /// The names in --modes, trimmed, empty ones kept (validate() refuses them).
-  private var modeNames: [String] {
-    modes.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+  private func sweepGrid() throws -> ScrollSweep {
+    try ScrollSweep(
+      prefetch: sweepPrefetch, speeds: sweepSpeeds, costs: sweepCosts, loads: sweepLoads, repeats: repeats)
   }
 
   func run() throws {
-    let selected = modeNames.compactMap { ScrollMode(rawValue: $0) }
-    let feed = try Feed(rowCount: rows, imageCount: images)
+    let selected = try NameList.parse(modes, option: "--modes", as: ScrollMode.self)
+    if sweep { return try runSweep(selected) }
+    let feed = try Feed(rowCount: rows, imageCount: images, bodyLength: bodyLength, imageEvery: imageEvery)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
     let imagePaths = try Feed.writeImages(count: images, to: directory)
-    var script = FlingScript.standard
+    var script = FlingScript.standard.scaled(by: speed)
     script.prepare(maximumOffset: feed.contentHeight - ScrollSimulation.viewportHeight)
 
     var results: [ScrollSimulation.Result] = []
     for (index, mode) in selected.enumerated() {
       Terminal.progress(index, of: selected.count, label: "scroll modes")
-      results.append(try runMode(mode, feed: feed, script: script, imagePaths: imagePaths))
+      results.append(
+        try runMode(
+          mode, feed: feed, script: script, imagePaths: imagePaths, scale: scale, policy: policy(for: mode),
+          backgroundLoad: backgroundLoad))
     }
     Terminal.progress(selected.count, of: selected.count, label: "scroll modes")
 
     print(
-      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), prefetch \(Int(prefetch)) pt, "
+      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt at scale \(scale), "
+        + "fling speed ×\(speed), body length ×\(bodyLength), an image every \(imageEvery) rows, "
         + "\(backgroundLoad) background threads, "
         + "\(script.flings.count) flings, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop\n")
     var table = TextTable(headers: [
@@ -127,6 +175,8 @@ struct ScrollCommand: ParsableCommand {
       ])
     }
     print(draws.render())
+    print("\nranges: \(policy(for: .async).description) (sync: \(policy(for: .sync).description))\n")
+    printDiagnosis(results)
     if let json { try writeJSON(results, to: json) }
     if let chart {
       try LineChart(
@@ -139,46 +189,109 @@ struct ScrollCommand: ParsableCommand {
 
   private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 
-  private func runMode(_ mode: ScrollMode, feed: Feed, script: FlingScript, imagePaths: [String]) throws
-    -> ScrollSimulation.Result
-  {
-    let load = BackgroundLoad(threads: backgroundLoad)
-    defer { load.stop() }
-    let outcome = Mutex<ScrollSimulation.Result?>(nil)
-    let failure = Mutex<String?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let recorder = LoopTurnRecorder()
-    let loop = MainLoop.startOnNewThread(name: "layerbench.scroll") { loop in
+  /// The working ranges a mode uses: `--prefetch` when given; otherwise the adaptive ranges for
+  /// the pool's modes, and none for `sync` (it draws each row in the turn it becomes visible, so
+  /// drawing ahead would only add work to the loop's turns).
+  func policy(for mode: ScrollMode) -> PrefetchPolicy {
+    if let prefetch { return .fixed(points: prefetch) }
+    return mode == .sync ? .none : .adaptive(displayAhead: displayAhead, lookahead: lookahead)
+  }
+
+  /// The sweep: every grid point per mode, repeated; a table, JSON and one chart per metric.
+  private func runSweep(_ selected: [ScrollMode]) throws {
+    let grid = try sweepGrid()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let imagePaths = try Feed.writeImages(count: images, to: directory)
+    var points: [ScrollSweep.Point] = []
+    let total = grid.runCount * selected.count
+    var done = 0
+    for load in grid.loads {
+      for prefetch in grid.prefetches {
+        for cost in grid.costs {
+          let feed = try Feed(
+            rowCount: rows, imageCount: images, bodyLength: cost.bodyLength, imageEvery: cost.imageEvery)
+          for speed in grid.speeds {
+            var script = FlingScript.standard.scaled(by: speed)
+            script.prepare(maximumOffset: feed.contentHeight - ScrollSimulation.viewportHeight)
+            for mode in selected {
+              var runs: [ScrollSimulation.Result] = []
+              for _ in 0..<grid.repeats {
+                Terminal.progress(done, of: total, label: "sweep runs")
+                let policy: PrefetchPolicy
+                switch prefetch {
+                case .fixed(let points): policy = .fixed(points: points)
+                case .adaptive: policy = self.policy(for: mode)
+                }
+                runs.append(
+                  try runMode(
+                    mode, feed: feed, script: script, imagePaths: imagePaths, scale: cost.scale, policy: policy,
+                    backgroundLoad: load))
+                done += 1
+              }
+              points.append(ScrollSweep.point(runs, prefetch: prefetch, speed: speed, cost: cost, load: load))
+            }
+          }
+        }
+      }
+    }
+    Terminal.progress(total, of: total, label: "sweep runs")
+    print(
+      "\(rows) rows, viewport \(Int(ScrollSimulation.viewportHeight)) pt, \(QueuePool.shared.queueCount) draw queues, "
+        + "60 Hz loop; median of \(grid.repeats) runs per point (min–max in parentheses)\n")
+    var table = TextTable(headers: [
+      "prefetch", "speed", "cost", "load", "mode", "frames", "dropped", "stale %", "wasted CPU %", "settle ms",
+      "never shown CPU %",
+    ])
+    for p in points {
+      table.add([
+        p.prefetch, "×\(Bounds.format(p.speed))", p.cost, "\(p.backgroundLoad)", p.mode, "\(p.frames)", p.dropped.text,
+        p.stalePercent.text, p.wastedPercent.text, p.settleMs.text, p.neverShownPercent.text,
+      ])
+    }
+    print(table.render())
+    if let json { try writeJSON(points, to: json) }
+    if let chart {
+      for (metric, lineChart) in grid.charts(points) {
+        let path = ScrollSweep.chartPath(chart, metric: metric)
+        try lineChart.render().write(to: path)
+        print("wrote \(path)")
+      }
+    }
+  }
+
+  /// Why visible cells were stale, and how long committed draws waited, drew and took to commit.
+  private func printDiagnosis(_ results: [ScrollSimulation.Result]) {
+    var table = TextTable(headers: [
+      "mode", "stale cells", "bound this frame", "held", "queued", "drawing", "awaiting commit", "no draw",
+      "queue p50/p95 ms", "draw p50/p95 ms", "commit hop p50/p95 ms", "never shown CPU %",
+    ])
+    for r in results {
+      let c = r.staleCauses
+      let t = r.drawTimings
+      table.add([
+        r.mode, "\(c.total)", "\(c.boundThisFrame)", "\(c.held)", "\(c.queued)", "\(c.drawing)",
+        "\(c.awaitingCommit)", "\(c.noDraw)", "\(f(t.queueWaitP50Ms, 1))/\(f(t.queueWaitP95Ms, 1))",
+        "\(f(t.drawP50Ms, 1))/\(f(t.drawP95Ms, 1))", "\(f(t.commitHopP50Ms, 1))/\(f(t.commitHopP95Ms, 1))",
+        f(r.neverShownPercent, 1),
+      ])
+    }
+    print(table.render())
+  }
+
+  private func runMode(
+    _ mode: ScrollMode, feed: Feed, script: FlingScript, imagePaths: [String], scale: Double, policy: PrefetchPolicy,
+    backgroundLoad: Int
+  ) throws -> ScrollSimulation.Result {
+    try LoopRun.run(name: "layerbench.scroll", backgroundLoad: backgroundLoad) { loop, finish in
+      let recorder = LoopTurnRecorder()
       recorder.attach(to: loop)
       let simulation = ScrollSimulation(
         loop: loop, feed: feed, script: script, mode: mode, imagePaths: imagePaths, scale: scale,
-        prefetch: prefetch, recorder: recorder
-      ) { result in
-        outcome.withLock { $0 = result }
-        done.signal()
-      }
-      do {
-        try simulation.start(on: loop)
-        SimulationKeeper.keep(simulation, on: loop)
-      } catch {
-        failure.withLock { $0 = "\(error)" }
-        done.signal()
-      }
+        prefetch: policy, recorder: recorder, finish: finish)
+      try simulation.start(on: loop)
+      return simulation
     }
-    done.wait()
-    loop.stop()
-    if let message = failure.withLock({ $0 }) { throw ValidationErrorMessage(message) }
-    return outcome.withLock { $0! }
-  }
-}
-
-/// Holds each simulation for the life of the process: the loop's observers hold it only weakly,
-/// and the command runs a handful of them.
-enum SimulationKeeper {
-  private static let kept = Mutex<[ObjectIdentifier: LoopBound<ScrollSimulation>]>([:])
-
-  static func keep(_ simulation: ScrollSimulation, on loop: MainLoop) {
-    kept.withLock { $0[ObjectIdentifier(simulation)] = LoopBound(simulation, loop: loop) }
   }
 }
 
