@@ -45,8 +45,9 @@ let package = Package(
       dependencies: ["AsyncLayer"],
       exclude: ["Fonts"]
     ),
-    // The CLI tests: run the built `layerbench` as a process (the dependency makes `swift build --build-tests`
-    // build it next to the test bundle).
+    // layerbench's tests: its pure parts (`@testable import layerbench`: prefetch ranges, storm accounting)
+    // and the built executable run as a process (the dependency makes `swift build --build-tests` build it
+    // next to the test bundle).
     .testTarget(
       name: "LayerbenchCLITests",
       dependencies: ["layerbench", "AsyncLayer"]

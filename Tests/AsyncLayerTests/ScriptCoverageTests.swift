@@ -149,14 +149,16 @@ struct ScriptCoverageTests {
     #expect(layout.lines.contains { !starts.contains($0.utf8Offset) }, "\(sample.script): no mid-word break")
   }
 
-  @Test("Khmer typed without ZWSP wraps by grapheme cluster with word-char wrapping, within the width")
-  func unspacedKhmerWrapsByCluster() throws {
-    let khmer = try #require(ScriptSample.all.first { $0.name == "khmer" })
-    let text = String(repeating: khmer.words.joined(), count: 2)
-    var style = khmer.style
-    style.wrap = .wordChar
-    let layout = try TextLayout(.plain(text), style: style, width: 120)
-    #expect(layout.lines.count >= 3)
+  @Test(
+    "Lao, Khmer and Myanmar typed without spaces wrap by grapheme cluster within the width, with the default wrapping",
+    arguments: ["lao", "khmer", "myanmar"])
+  func unspacedTextWrapsByCluster(name: String) throws {
+    let sample = try #require(ScriptSample.all.first { $0.name == name })
+    let text = String(repeating: sample.words.joined(), count: 2)
+    #expect(!text.unicodeScalars.contains { $0 == " " || $0 == "\u{200B}" })
+    let layout = try TextLayout(.plain(text), style: sample.style, width: 120)
+    #expect(sample.style.wrap == .word)
+    #expect(layout.lines.count >= 3, "\(name): \(layout.lines.count) lines")
     var clusterStarts = Set<Int>()
     var offset = 0
     for character in text {
@@ -164,10 +166,11 @@ struct ScriptCoverageTests {
       offset += character.utf8.count
     }
     for line in layout.lines {
-      #expect(clusterStarts.contains(line.utf8Offset), "line \(line.index) starts inside a cluster")
-      #expect(line.frame.width <= 120.5)
+      #expect(clusterStarts.contains(line.utf8Offset), "\(name): line \(line.index) starts inside a cluster")
+      #expect(line.frame.width <= 120.5, "\(name): line \(line.index) is \(line.frame.width) pt")
     }
   }
+
 }
 
 extension ScriptSample: CustomTestStringConvertible {

@@ -187,7 +187,12 @@ public final class TextLayout {
 
     if let width = units.width { pango_layout_set_width(raw, width) }
     switch style.wrap {
-    case .word: pango_layout_set_wrap(raw, PANGO_WRAP_WORD)
+    case .word:
+      // Pango 1.50 finds words in Thai only; Lao, Khmer, Myanmar (and their neighbours) typed
+      // without spaces would be one word wider than the line, drawn past the edge and cut. There
+      // they break between grapheme clusters when a word does not fit.
+      let unsegmented = pango_layout_get_text(raw).map(Self.hasScriptWithoutWordBreaks) ?? false
+      pango_layout_set_wrap(raw, unsegmented ? PANGO_WRAP_WORD_CHAR : PANGO_WRAP_WORD)
     case .char: pango_layout_set_wrap(raw, PANGO_WRAP_CHAR)
     case .wordChar: pango_layout_set_wrap(raw, PANGO_WRAP_WORD_CHAR)
     }
@@ -326,6 +331,27 @@ public final class TextLayout {
           baseline: baseline, utf8Offset: Int(line.pointee.start_index), utf8Length: Int(line.pointee.length)))
     } while pango_layout_iter_next_line(iterator) != 0
     return result
+  }
+
+  /// True when the UTF-8 text has letters of a script written without spaces that Pango 1.50 has
+  /// no dictionary for: Lao (U+0E80–0EFF), Myanmar (U+1000–109F, U+A9E0–A9FF, U+AA60–AA7F) and
+  /// Khmer (U+1780–17FF, U+19E0–19FF), with the neighbours that share their lead bytes.
+  static func hasScriptWithoutWordBreaks(_ text: UnsafePointer<CChar>) -> Bool {
+    var byte = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+    while byte.pointee != 0 {
+      let lead = byte.pointee
+      if lead == 0xE0 || lead == 0xE1 || lead == 0xEA {
+        let second = byte[1]
+        switch (lead, second) {
+        case (0xE0, 0xBA...0xBB), (0xE1, 0x80...0x82), (0xE1, 0x9E...0x9F), (0xE1, 0xA7), (0xEA, 0xA7), (0xEA, 0xA9):
+          return true
+        default: break
+        }
+        if second == 0 { return false }
+      }
+      byte += 1
+    }
+    return false
   }
 
   // MARK: Drawing
