@@ -55,9 +55,9 @@ final class GlyphCacheGeneration {
       let bits = pixman_image_get_data(image)
     else { return nil }
     let stride = Int(pixman_image_get_stride(image)) / 4
-    for row in 0..<color.height {
-      for column in 0..<color.width {
-        bits[row * stride + column] = color.pixels[row * color.width + column]
+    color.pixels.withUnsafeBufferPointer { pixels in
+      for row in 0..<color.height {
+        (bits + row * stride).update(from: pixels.baseAddress! + row * color.width, count: color.width)
       }
     }
     colorImages.append(image)
