@@ -224,15 +224,77 @@ import Testing
     #expect(layer.statistics.failed == 1)
   }
 
-  @Test func globalStatisticsIncludeEveryLayer() {
+  @Test func loopStatisticsCountEveryLayerOfTheLoopAndNoOther() {
     let loop = MainLoop(clock: .manual)
-    let before = DisplayStatistics.global
-    let layer = AsyncLayer(loop: loop)
-    layer.displaysAsynchronously = false
-    layer.size = Size(width: 1, height: 1)
+    let otherLoop = MainLoop(clock: .manual)
+    let layers = [AsyncLayer(loop: loop), AsyncLayer(loop: loop), AsyncLayer(loop: otherLoop)]
+    for layer in layers {
+      layer.displaysAsynchronously = false
+      layer.size = Size(width: 1, height: 1)
+    }
     loop.runOnce()
-    let after = DisplayStatistics.global
-    #expect(after.requested >= before.requested + 1)
-    #expect(after.committed >= before.committed + 1)
+    otherLoop.runOnce()
+    #expect(loop.layerStatistics.requested == layers[0].statistics.requested + layers[1].statistics.requested)
+    #expect(loop.layerStatistics.committed == 2)
+    #expect(otherLoop.layerStatistics.committed == 1)
+    loop.resetLayerStatistics()
+    #expect(loop.layerStatistics == DisplayStatistics())
+    #expect(layers[0].statistics.committed == 1)
+  }
+
+  /// A draw the pool refuses (shut down) still ends its display once, with an error that says why.
+  @Test func drawRefusedByAShutDownPoolEndsTheDisplayWithAnError() {
+    let loop = MainLoop(clock: .manual)
+    let pool = QueuePool(queueCount: 1)
+    pool.shutdown()
+    let layer = AsyncLayer(loop: loop, pool: pool)
+    layer.size = Size(width: 2, height: 2)
+    layer.drawHandler = solid(.blue)
+    var finishes: [Bool] = []
+    layer.onDidDisplay = { _, finished in finishes.append(finished) }
+    loop.runOnce()
+    #expect(loop.run(until: { !layer.isDisplayPending }))
+    #expect(finishes == [false])
+    #expect(layer.lastError as? QueuePoolError == .shutDown)
+    #expect(layer.statistics.failed == 1)
+  }
+
+  /// Under `.finishRunningDraw` a redisplay lets the running draw commit, then draws the newest
+  /// state once, however many changes came meanwhile; each display ends exactly once.
+  @Test func finishRunningDrawCommitsTheRunningDrawThenTheNewestState() throws {
+    let loop = MainLoop(clock: .manual)
+    let pool = QueuePool(queueCount: 2)
+    let layer = AsyncLayer(loop: loop, pool: pool)
+    layer.redisplayPolicy = .finishRunningDraw
+    layer.size = Size(width: 4, height: 4)
+    let started = Gate()
+    let release = Gate()
+    layer.drawHandler = { context in
+      started.open()
+      release.enter()
+      context.fill(Rect(x: 0, y: 0, width: 4, height: 4), color: .red)
+    }
+    var finishes: [Bool] = []
+    var committedColors: [Color?] = []
+    layer.onDidDisplay = { layer, finished in
+      finishes.append(finished)
+      if finished { committedColors.append(layer.contents?.color(x: 0, y: 0)) }
+    }
+    loop.runOnce()
+    #expect(started.enter())  // the red draw is running
+
+    layer.drawHandler = solid(.green)
+    loop.runOnce()
+    layer.drawHandler = solid(.blue)
+    loop.runOnce()
+    #expect(pool.statistics.map(\.enqueued).reduce(0, +) == 1)  // nothing new started meanwhile
+    #expect(layer.isDisplayPending)
+
+    release.open()
+    #expect(loop.run(until: { !layer.isDisplayPending }))
+    #expect(finishes == [true, true])
+    #expect(committedColors == [.red, .blue])
+    #expect(layer.statistics.cancelledMidDraw == 0 && layer.statistics.discardedAtCommit == 0)
+    #expect(pool.statistics.map(\.enqueued).reduce(0, +) == 2)
   }
 }

@@ -1,5 +1,5 @@
-/// What happened to display requests: per layer (``AsyncLayer/statistics``) and for the whole
-/// process (``DisplayStatistics/global``).
+/// What happened to display requests: per layer (``AsyncLayer/statistics``) and for every layer
+/// of a loop (``MainLoop/layerStatistics``).
 ///
 /// Every display that starts ends in exactly one outcome: cancelled before it started, cancelled
 /// mid-draw, discarded at the commit (finished, but stale), committed, or failed. CPU times are
@@ -42,10 +42,4 @@ public struct DisplayStatistics: Sendable, Hashable {
 
   /// Displays that have ended in one of the outcomes.
   public var finished: Int { cancelledBeforeStart + cancelledMidDraw + discardedAtCommit + committed + failed }
-
-  /// The counters of every layer in the process since start or the last ``resetGlobal()``.
-  public static var global: DisplayStatistics { StatisticsRecorder.global.snapshot }
-
-  /// Zeroes the global counters (a benchmark calls this before measuring).
-  public static func resetGlobal() { StatisticsRecorder.global.reset() }
 }

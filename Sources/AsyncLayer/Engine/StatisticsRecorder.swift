@@ -8,8 +8,6 @@ enum DisplayEvent: Int, CaseIterable {
 /// Lock-free counters behind ``DisplayStatistics``: the loop counts requests, the draw threads
 /// count their outcomes.
 final class StatisticsRecorder: Sendable {
-  static let global = StatisticsRecorder(parent: nil)
-
   private let parent: StatisticsRecorder?
   private let counters: [Counter]
   private let cpuNanoseconds: [Counter]
@@ -19,13 +17,14 @@ final class StatisticsRecorder: Sendable {
     let value = Atomic<Int>(0)
   }
 
-  init(parent: StatisticsRecorder? = StatisticsRecorder.global) {
+  /// A recorder that also counts into `parent` (a loop's recorder of all its layers), if any.
+  init(parent: StatisticsRecorder?) {
     self.parent = parent
     counters = DisplayEvent.allCases.map { _ in Counter() }
     cpuNanoseconds = DisplayEvent.allCases.map { _ in Counter() }
   }
 
-  /// Counts `event`, with the CPU time it cost, here and in the global recorder.
+  /// Counts `event`, with the CPU time it cost, here and in the parent recorder.
   func record(_ event: DisplayEvent, cpuTime: Duration = .zero) {
     counters[event.rawValue].value.add(1, ordering: .relaxed)
     if cpuTime > .zero { cpuNanoseconds[event.rawValue].value.add(Int(cpuTime.nanoseconds), ordering: .relaxed) }

@@ -29,13 +29,12 @@ extension AsyncLayer {
   public var isCompositePending: Bool {
     loop.preconditionInLoop()
     guard let compositor = compositorStorage, tree.superlayer == nil else { return false }
-    return compositor.needsComposite || compositor.inFlight != nil
-      || (!tree.sublayers.isEmpty && hasPendingDisplayInTree)
+    return compositor.state.isPending || (!tree.sublayers.isEmpty && hasPendingDisplayInTree)
   }
 
   /// The composites' counters: ``DisplayStatistics/displays`` counts composites started, and each
   /// ends cancelled, discarded at the commit, committed or failed. Not part of
-  /// ``DisplayStatistics/global``.
+  /// ``MainLoop/layerStatistics``.
   public var compositeStatistics: DisplayStatistics { compositorStorage?.recorder.snapshot ?? DisplayStatistics() }
 
   /// The error of the last failed composite, cleared by the next commit.
@@ -77,10 +76,10 @@ extension AsyncLayer {
   /// Cancels the composite in flight and asks for one at the end of the turn. Call on a root.
   func setNeedsComposite() {
     let compositor = compositor
-    compositor.generationCounter.advance()
-    cancelQueuedComposite()
-    guard !compositor.needsComposite else { return }
-    compositor.needsComposite = true
+    // Every change makes the composite in flight stale, even when one is already requested.
+    cancelComposite(compositor)
+    guard case .schedule = compositor.state.requestDisplay(policy: .cancelRunning) else { return }
+    compositor.generationCounter.publish(compositor.state.generation)
     loop.collector.add(self, action: .composite) { $0.compositeIfNeeded() }
     // A request made while the collector flushes waits for the next flush: make sure one comes.
     loop.wakeUp()
@@ -90,120 +89,110 @@ extension AsyncLayer {
   /// the end of each pending display asks again.
   func compositeIfNeeded() {
     loop.preconditionInLoop()
-    guard let compositor = compositorStorage, compositor.needsComposite else { return }
-    compositor.needsComposite = false
-    guard tree.superlayer == nil else { return }
-    guard !tree.sublayers.isEmpty else {
-      compositor.contents = nil
+    guard let compositor = compositorStorage, compositor.state.needsDisplay else { return }
+    guard tree.superlayer == nil, !tree.sublayers.isEmpty, !hasPendingDisplayInTree else {
+      compositor.state.withdrawRequest()
+      if tree.superlayer == nil, tree.sublayers.isEmpty { compositor.contents = nil }
       return
     }
-    guard !hasPendingDisplayInTree else { return }
-    startComposite(compositor)
+    guard case .start(let generation, let ticket) = compositor.state.startDisplay(policy: .cancelRunning) else {
+      return
+    }
+    compositor.generationCounter.publish(generation)
+    cancelQueuedComposite(compositor, ticket: ticket)
+    startComposite(compositor, generation: generation)
   }
 
-  private func startComposite(_ compositor: LayerCompositor) {
-    let generation = compositor.generationCounter.advance()
-    cancelQueuedComposite()
+  private func startComposite(_ compositor: LayerCompositor, generation: UInt64) {
     let recorder = compositor.recorder
     recorder.record(.displays)
-    guard !size.isEmpty else {
-      compositor.contents = nil
-      compositor.lastError = nil
-      recorder.record(.committed)
-      return didComposite(finished: true)
-    }
+    guard !size.isEmpty else { return endComposite(compositor, .commit(nil), cpuTime: .zero) }
     let renderer: ImageRenderer
     do {
       renderer = try ImageRenderer(size: size, scale: contentsScale)
     } catch {
-      compositor.lastError = error
-      recorder.record(.failed)
-      return didComposite(finished: false)
+      return endComposite(compositor, .fail(error, isCurrent: true), cpuTime: .zero)
     }
     let snapshot = makeTreeSnapshot()
-    let counter = compositor.generationCounter
-    let pollHook = compositor.cancellationPollHook
-    let renderedHook = compositor.renderedHook
-    let loop = loop
     let owner = LoopBound(WeakLayer(self), loop: loop)
-    let ticket = pool.enqueue {
-      guard counter.current == generation else {
-        recorder.record(.cancelledBeforeStart)
-        loop.perform { owner.value.layer?.endComposite(generation: generation, outcome: .cancelled) }
-        return
-      }
-      let isCancelled: () -> Bool = {
-        pollHook?()
-        return counter.current != generation
-      }
-      let start = ThreadCPUClock.now()
-      let outcome: DrawOutcome
-      do {
-        let image = try snapshot.render(renderer, isCancelled: isCancelled)
-        outcome = .rendered(image, cpuTime: ThreadCPUClock.now() - start)
-        renderedHook?()
-      } catch {
-        let cpuTime = ThreadCPUClock.now() - start
-        if error is CancellationError || counter.current != generation {
-          recorder.record(.cancelledMidDraw, cpuTime: cpuTime)
-          outcome = .cancelled
-        } else {
-          outcome = .failed(error, cpuTime: cpuTime)
-        }
-      }
-      loop.perform { owner.value.layer?.endComposite(generation: generation, outcome: outcome) }
+    let loop = loop
+    let ticket = GenerationCheckedJob(
+      generation: generation, counter: compositor.generationCounter, isCancellable: true, recorder: recorder,
+      pollHook: compositor.cancellationPollHook, renderedHook: compositor.renderedHook,
+      render: { try snapshot.render(renderer, isCancelled: $0) }
+    ).enqueue(on: pool) { outcome in
+      loop.perform { owner.value.layer?.compositeEnded(generation: generation, outcome: outcome) }
     }
-    compositor.inFlight = (generation, ticket)
+    compositor.state.drawEnqueued(generation: generation, ticket: ticket)
   }
 
   // MARK: Ending composites
 
-  /// Takes a composite that has not started off its queue, and reports it as cancelled.
-  private func cancelQueuedComposite() {
-    guard let compositor = compositorStorage, let composite = compositor.inFlight else { return }
-    // A running composite stops by itself at its next check and reports on the loop.
-    guard composite.ticket.cancel() else { return }
-    compositor.inFlight = nil
-    compositor.recorder.record(.cancelledBeforeStart)
-    didComposite(finished: false)
+  /// Makes the composite in flight stale; one still queued leaves its queue and ends at once.
+  private func cancelComposite(_ compositor: LayerCompositor) {
+    let ticket = compositor.state.cancel()
+    compositor.generationCounter.publish(compositor.state.generation)
+    cancelQueuedComposite(compositor, ticket: ticket)
   }
 
-  /// The end of a composite, on the loop: the commit, re-checking the generation.
-  private func endComposite(generation: UInt64, outcome: DrawOutcome) {
+  /// Takes a composite that has not started off its queue, and reports it as cancelled.
+  private func cancelQueuedComposite(_ compositor: LayerCompositor, ticket: PoolTicket?) {
+    // A running composite stops by itself at its next check and reports on the loop.
+    guard let ticket, let generation = compositor.state.inFlight?.generation, ticket.cancel() else { return }
+    compositor.recorder.record(.cancelledBeforeStart)
+    compositeEnded(generation: generation, outcome: .cancelled)
+  }
+
+  /// The end of a composite, on the loop: the machine re-checks the generation before the commit.
+  private func compositeEnded(generation: UInt64, outcome: DrawOutcome) {
     loop.preconditionInLoop()
     guard let compositor = compositorStorage else { return }
-    if compositor.inFlight?.generation == generation { compositor.inFlight = nil }
-    let isCurrent = compositor.generationCounter.current == generation
-    switch outcome {
-    case .rendered(let image, let cpuTime):
-      guard isCurrent else {
-        compositor.recorder.record(.discardedAtCommit, cpuTime: cpuTime)
-        return didComposite(finished: false)
-      }
-      compositor.contents = image
-      compositor.lastError = nil
-      compositor.recorder.record(.committed, cpuTime: cpuTime)
-      didComposite(finished: true)
-    case .cancelled:
-      didComposite(finished: false)
-    case .failed(let error, let cpuTime):
-      if isCurrent { compositor.lastError = error }
-      compositor.recorder.record(.failed, cpuTime: cpuTime)
-      didComposite(finished: false)
+    let action = compositor.state.drawEnded(generation: generation, outcome: outcome.kind)
+    switch (action.result, outcome) {
+    case (.commit, .rendered(let image, let cpuTime)): endComposite(compositor, .commit(image), cpuTime: cpuTime)
+    case (.discard, .rendered(_, let cpuTime)): endComposite(compositor, .discard, cpuTime: cpuTime)
+    case (.fail(let isCurrent), .failed(let error, let cpuTime)):
+      endComposite(compositor, .fail(error, isCurrent: isCurrent), cpuTime: cpuTime)
+    default: endComposite(compositor, .cancelled, cpuTime: .zero)
     }
   }
 
-  private func didComposite(finished: Bool) {
-    compositorStorage?.onDidComposite?(self, finished)
+  /// Counts the end, updates the results and calls ``onDidComposite`` — once per composite.
+  private func endComposite(_ compositor: LayerCompositor, _ end: CompositeEnd, cpuTime: Duration) {
+    switch end {
+    case .commit(let image):
+      compositor.contents = image
+      compositor.lastError = nil
+      compositor.recorder.record(.committed, cpuTime: cpuTime)
+    case .discard:
+      compositor.recorder.record(.discardedAtCommit, cpuTime: cpuTime)
+    case .cancelled:
+      break
+    case .fail(let error, let isCurrent):
+      if isCurrent { compositor.lastError = error }
+      compositor.recorder.record(.failed, cpuTime: cpuTime)
+    }
+    if case .commit = end {
+      compositor.onDidComposite?(self, true)
+    } else {
+      compositor.onDidComposite?(self, false)
+    }
+  }
+
+  /// How a composite ended, with what the compositor keeps.
+  private enum CompositeEnd {
+    case commit(RenderedImage?)
+    case discard
+    case cancelled
+    case fail(any Error, isCurrent: Bool)
   }
 
   /// Stops compositing when the layer stops being a root: the composite in flight goes stale and
   /// the image is dropped.
   func dropComposite() {
     guard let compositor = compositorStorage else { return }
-    compositor.generationCounter.advance()
-    cancelQueuedComposite()
-    compositor.needsComposite = false
+    cancelComposite(compositor)
+    compositor.state.withdrawRequest()
     compositor.contents = nil
   }
 

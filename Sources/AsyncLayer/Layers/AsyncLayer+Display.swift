@@ -1,54 +1,73 @@
-// Requesting, starting, cancelling and committing displays.
+// Requesting, starting, cancelling and committing displays: the layer's side of its
+// `DisplayStateMachine` — each method feeds the machine one event and does what it answers.
 extension AsyncLayer {
   /// Marks the layer for display at the end of this turn and cancels the draw in flight.
   ///
   /// The generation moves on at once, so a running draw stops at its next cancellation check and a
   /// queued one leaves its queue (O(1)). Further calls before the display only count as coalesced.
+  /// Under ``RedisplayPolicy/finishRunningDraw`` a running draw goes on and shows first.
   public func setNeedsDisplay() {
     loop.preconditionInLoop()
     recorder.record(.requested)
-    if needsDisplay {
+    switch displayState.requestDisplay(policy: machinePolicy) {
+    case .coalesced:
       recorder.record(.coalesced)
-      return
-    }
-    needsDisplay = true
-    generationCounter.advance()
-    cancelQueuedDraw()
-    if !loop.collector.add(self, action: .display, { $0.displayIfNeeded() }) {
-      recorder.record(.coalesced)
+    case .schedule(let ticket):
+      generationCounter.publish(displayState.generation)
+      cancelIfQueued(ticket)
+      if !loop.collector.add(self, action: .display, { $0.displayIfNeeded() }) {
+        recorder.record(.coalesced)
+      }
+      displayStateDidChange()
     }
   }
 
   /// Displays now if the layer is marked for display.
   public func displayIfNeeded() {
     loop.preconditionInLoop()
-    if needsDisplay { display() }
+    if displayState.needsDisplay { display() }
   }
 
   /// Cancels the draw in flight without starting another; the contents stay as they are.
   public func cancelDisplay() {
     loop.preconditionInLoop()
-    generationCounter.advance()
-    cancelQueuedDraw()
+    let ticket = displayState.cancel()
+    generationCounter.publish(displayState.generation)
+    cancelIfQueued(ticket)
+    displayStateDidChange()
   }
 
   /// Starts a display now: captures the drawing state, then draws on the pool (or in place when
-  /// ``displaysAsynchronously`` is false). Cancels any draw in flight.
+  /// ``displaysAsynchronously`` is false). Cancels any draw in flight — or, under
+  /// ``RedisplayPolicy/finishRunningDraw``, starts when the running draw ends.
   public func display() {
     loop.preconditionInLoop()
-    needsDisplay = false
-    let generation = generationCounter.advance()
-    cancelQueuedDraw()
-    recorder.record(.displays)
-    willDisplay()
+    switch displayState.startDisplay(policy: machinePolicy) {
+    case .wait(let ticket):
+      cancelIfQueued(ticket)
+    case .start(let generation, let ticket):
+      generationCounter.publish(generation)
+      cancelIfQueued(ticket)
+      recorder.record(.displays)
+      willDisplay()
+      startDraw(generation: generation)
+    }
+    displayStateDidChange()
+  }
 
+  /// The policy as the machine knows it.
+  private var machinePolicy: DisplayStateMachine<PoolTicket>.Policy {
+    guard cancelsInFlightDraws else { return .neverCancel }
+    switch redisplayPolicy {
+    case .cancelRunningDraw: return .cancelRunning
+    case .finishRunningDraw: return .finishRunning
+    }
+  }
+
+  private func startDraw(generation: UInt64) {
     guard !size.isEmpty else {
       // Nothing to draw into: empty contents are the result, committed at once.
-      contents = nil
-      lastError = nil
-      recorder.record(.committed)
-      didDisplay(finished: true)
-      return
+      return endDisplay(.commit(nil), cpuTime: .zero)
     }
     let job: DrawJob
     do {
@@ -56,114 +75,83 @@ extension AsyncLayer {
         renderer: try ImageRenderer(size: size, scale: contentsScale), isOpaque: isOpaque,
         backgroundColor: backgroundColor, operation: makeDrawOperation())
     } catch {
-      lastError = error
-      recorder.record(.failed)
-      didDisplay(finished: false)
+      return endDisplay(.fail(error, isCurrent: true), cpuTime: .zero)
+    }
+    guard displaysAsynchronously else {
+      let start = ThreadCPUClock.now()
+      do {
+        let image = try job.render(isCancelled: { false })
+        endDisplay(.commit(image), cpuTime: ThreadCPUClock.now() - start)
+      } catch {
+        endDisplay(.fail(error, isCurrent: true), cpuTime: ThreadCPUClock.now() - start)
+      }
       return
     }
-    if displaysAsynchronously {
-      startAsynchronousDraw(job, generation: generation)
-    } else {
-      drawSynchronously(job)
-    }
-  }
-
-  private func drawSynchronously(_ job: DrawJob) {
-    let start = ThreadCPUClock.now()
-    do {
-      let image = try job.render(isCancelled: { false })
-      let cpuTime = ThreadCPUClock.now() - start
-      contents = image
-      lastError = nil
-      recorder.record(.committed, cpuTime: cpuTime)
-      didDisplay(finished: true)
-    } catch {
-      lastError = error
-      recorder.record(.failed, cpuTime: ThreadCPUClock.now() - start)
-      didDisplay(finished: false)
-    }
-  }
-
-  private func startAsynchronousDraw(_ job: DrawJob, generation: UInt64) {
     switch staleContentsPolicy {
     case .keep: break
     case .clear: contents = nil
     case .placeholder(let color): contents = RenderedImage(solid: color, renderer: job.renderer)
     }
-    let counter = generationCounter
-    let recorder = recorder
-    let pollHook = cancellationPollHook
-    let loop = loop
     let owner = LoopBound(WeakLayer(self), loop: loop)
-    let cancellable = cancelsInFlightDraws
-    let ticket = pool.enqueue {
-      guard !cancellable || counter.current == generation else {
-        recorder.record(.cancelledBeforeStart)
-        loop.perform { owner.value.layer?.endDraw(generation: generation, outcome: .cancelled) }
-        return
-      }
-      let isCancelled: () -> Bool = {
-        pollHook?()
-        return cancellable && counter.current != generation
-      }
-      let start = ThreadCPUClock.now()
-      let outcome: DrawOutcome
-      do {
-        outcome = .rendered(try job.render(isCancelled: isCancelled), cpuTime: ThreadCPUClock.now() - start)
-      } catch {
-        let cpuTime = ThreadCPUClock.now() - start
-        if error is CancellationError || counter.current != generation {
-          recorder.record(.cancelledMidDraw, cpuTime: cpuTime)
-          outcome = .cancelled
-        } else {
-          outcome = .failed(error, cpuTime: cpuTime)
-        }
-      }
-      loop.perform { owner.value.layer?.endDraw(generation: generation, outcome: outcome) }
+    let loop = loop
+    let ticket = GenerationCheckedJob(
+      generation: generation, counter: generationCounter, isCancellable: cancelsInFlightDraws,
+      recorder: recorder, pollHook: cancellationPollHook, renderedHook: nil,
+      render: { try job.render(isCancelled: $0) }
+    ).enqueue(on: pool) { outcome in
+      loop.perform { owner.value.layer?.drawEnded(generation: generation, outcome: outcome) }
     }
-    inFlight = (generation, ticket)
+    displayState.drawEnqueued(generation: generation, ticket: ticket)
   }
 
-  /// Takes a draw that has not started off its queue, and reports it as cancelled.
-  func cancelQueuedDraw() {
-    guard cancelsInFlightDraws, let draw = inFlight else { return }
+  /// Takes a draw that has not started off its queue; it then ends at once, as cancelled.
+  private func cancelIfQueued(_ ticket: PoolTicket?) {
     // A running draw stops by itself at its next check and reports on the loop.
-    guard draw.ticket.cancel() else { return }
-    inFlight = nil
+    guard let ticket, let generation = displayState.inFlight?.generation, ticket.cancel() else { return }
     recorder.record(.cancelledBeforeStart)
-    didDisplay(finished: false)
+    drawEnded(generation: generation, outcome: .cancelled)
   }
 
-  /// The end of a draw, on the loop: the commit, re-checking the generation.
-  func endDraw(generation: UInt64, outcome: DrawOutcome) {
+  /// The end of a draw, on the loop: the machine re-checks the generation before the commit.
+  func drawEnded(generation: UInt64, outcome: DrawOutcome) {
     loop.preconditionInLoop()
-    if inFlight?.generation == generation { inFlight = nil }
-    let isCurrent = generationCounter.current == generation
-    switch outcome {
-    case .rendered(let image, let cpuTime):
-      guard isCurrent else {
-        recorder.record(.discardedAtCommit, cpuTime: cpuTime)
-        return didDisplay(finished: false)
-      }
+    let action = displayState.drawEnded(generation: generation, outcome: outcome.kind)
+    switch (action.result, outcome) {
+    case (.commit, .rendered(let image, let cpuTime)): endDisplay(.commit(image), cpuTime: cpuTime)
+    case (.discard, .rendered(_, let cpuTime)): endDisplay(.discard, cpuTime: cpuTime)
+    case (.fail(let isCurrent), .failed(let error, let cpuTime)):
+      endDisplay(.fail(error, isCurrent: isCurrent), cpuTime: cpuTime)
+    default: endDisplay(.cancelled, cpuTime: .zero)
+    }
+    if action.startsWaitingDisplay { display() }
+  }
+
+  /// How a display ended, with what the layer keeps.
+  private enum DisplayEnd {
+    case commit(RenderedImage?)
+    case discard
+    case cancelled
+    case fail(any Error, isCurrent: Bool)
+  }
+
+  /// Counts the end, updates the results and calls ``didDisplay(finished:)`` — once per display.
+  private func endDisplay(_ end: DisplayEnd, cpuTime: Duration) {
+    switch end {
+    case .commit(let image):
       contents = image
       lastError = nil
       recorder.record(.committed, cpuTime: cpuTime)
-      didDisplay(finished: true)
+    case .discard:
+      recorder.record(.discardedAtCommit, cpuTime: cpuTime)
     case .cancelled:
-      didDisplay(finished: false)
-    case .failed(let error, let cpuTime):
+      break
+    case .fail(let error, let isCurrent):
       if isCurrent { lastError = error }
       recorder.record(.failed, cpuTime: cpuTime)
-      didDisplay(finished: false)
     }
+    displayStateDidChange()
+    if case .commit = end { didDisplay(finished: true) } else { didDisplay(finished: false) }
   }
-}
-
-/// How a draw on the pool ended.
-enum DrawOutcome: Sendable {
-  case rendered(RenderedImage, cpuTime: Duration)
-  case cancelled
-  case failed(any Error, cpuTime: Duration)
 }
 
 /// Everything a draw needs, captured on the loop.

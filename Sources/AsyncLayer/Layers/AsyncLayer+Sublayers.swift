@@ -149,8 +149,8 @@ extension AsyncLayer {
     rootLayer.setNeedsComposite()
   }
 
-  /// Called when ``contents``, ``needsDisplay`` or the draw in flight change: a display started,
-  /// was requested, or ended. For a layer in a tree, the root's composite in flight is stale and a
+  /// Called by each display transition (AsyncLayer+Display.swift): a display was requested,
+  /// started, or ended. For a layer in a tree, the root's composite in flight is stale and a
   /// new one is due once every display has ended.
   func displayStateDidChange() {
     guard tree.superlayer != nil || !tree.sublayers.isEmpty else { return }

@@ -2,13 +2,15 @@ import Synchronization
 
 /// A layer whose contents are drawn off the loop, on a ``QueuePool``, and committed on the loop.
 ///
-/// Its draw status is a generation counter that only increases. ``setNeedsDisplay()`` bumps it,
-/// which cancels the draw in flight, and asks the loop's ``Collector`` for a display at the end of
-/// the turn (so many requests in one turn make one display). ``display()`` snapshots the drawing
-/// state on the loop and starts a draw that remembers its generation; the draw's
+/// Its draw status is a generation that only increases. ``setNeedsDisplay()`` moves it on, which
+/// cancels the draw in flight, and asks the loop's ``Collector`` for a display at the end of the
+/// turn (so many requests in one turn make one display). ``display()`` snapshots the drawing state
+/// on the loop and starts a draw that remembers its generation; the draw's
 /// ``DrawingContext/isCancelled`` is "the generation has moved on", so draw code can stop at any
 /// point, and the result becomes ``contents`` on the loop only if the generation is still the one
 /// the draw started with. Generations never repeat, so an old draw cannot pass for a new one.
+/// The whole life of a display is one state machine (`docs/architecture.md`): every display ends
+/// with exactly one ``didDisplay(finished:)``.
 ///
 /// A layer belongs to its loop's thread: every API checks it. Other threads reach a layer through
 /// ``MainLoop/perform(_:)`` and ``LoopBound``.
@@ -32,12 +34,11 @@ open class AsyncLayer {
   /// Where asynchronous draws run.
   public let pool: QueuePool
 
+  /// The display's life; changed only through `AsyncLayer+Display.swift`.
+  var displayState = DisplayStateMachine<PoolTicket>()
+  /// ``displayState``'s generation, as the draws on the pool read it.
   let generationCounter = GenerationCounter()
-  let recorder = StatisticsRecorder()
-  /// The draw started by the last `display()` and not yet ended on the loop.
-  var inFlight: (generation: UInt64, ticket: PoolTicket)? {
-    didSet { displayStateDidChange() }
-  }
+  let recorder: StatisticsRecorder
   /// Called on the draw thread each time draw code polls for cancellation (tests hold draws here).
   var cancellationPollHook: (@Sendable () -> Void)?
   /// The layer's place in a tree (AsyncLayer+Sublayers.swift).
@@ -50,12 +51,14 @@ open class AsyncLayer {
     loop.preconditionInLoop()
     self.loop = loop
     self.pool = pool
+    self.recorder = StatisticsRecorder(parent: loop.layerStatisticsRecorder)
   }
 
   deinit {
     // A layer that goes away takes its queued draw off the pool and stops a running one.
-    generationCounter.advance()
-    if let draw = inFlight, draw.ticket.cancel() { recorder.record(.cancelledBeforeStart) }
+    let ticket = displayState.cancel()
+    generationCounter.publish(displayState.generation)
+    if let ticket, ticket.cancel() { recorder.record(.cancelledBeforeStart) }
   }
 
   // MARK: Drawing state (changing it marks the layer for display)
@@ -94,11 +97,14 @@ open class AsyncLayer {
   /// What ``contents`` shows while a new asynchronous draw is pending.
   public var staleContentsPolicy = StaleContentsPolicy.keep
 
-  /// Whether a redisplay cancels the draw in flight (true, the default): a queued draw leaves its
-  /// queue and a running one stops at its next check. False lets every started draw run to its end
-  /// and only discards it at the commit — how layers without a cancellable draw status behave,
-  /// kept to measure what cancellation saves (`layerbench scroll --modes async-nocancel`).
-  public var cancelsInFlightDraws = true
+  /// What a new display does with a draw of an older state still running: cancel it (the
+  /// default) or let it finish and show first. See ``RedisplayPolicy``.
+  public var redisplayPolicy = RedisplayPolicy.cancelRunningDraw
+
+  /// False lets every started draw run to its end and only discards it at the commit — how layers
+  /// without a cancellable draw status behave, kept to measure what cancellation saves
+  /// (`layerbench scroll --modes async-nocancel`). Overrides ``redisplayPolicy``.
+  package var cancelsInFlightDraws = true
 
   /// Called on the loop when a display starts, before the drawing state is captured.
   public var onWillDisplay: ((AsyncLayer) -> Void)?
@@ -112,26 +118,22 @@ open class AsyncLayer {
   // MARK: Results
 
   /// The rendered image, or nil before the first commit and for a zero size.
-  public internal(set) var contents: RenderedImage? {
-    didSet { displayStateDidChange() }
-  }
+  public internal(set) var contents: RenderedImage?
 
   /// The error of the last failed draw, cleared by the next commit.
   public internal(set) var lastError: (any Error)?
 
   /// True between ``setNeedsDisplay()`` and the display the collector runs for it.
-  public internal(set) var needsDisplay = false {
-    didSet { displayStateDidChange() }
-  }
+  public var needsDisplay: Bool { displayState.needsDisplay }
 
-  /// True while a display is requested or a draw of the current generation has not ended.
+  /// True while a display is requested, waiting for a running draw, or drawing and not yet ended.
   public var isDisplayPending: Bool {
     loop.preconditionInLoop()
-    return needsDisplay || inFlight != nil
+    return displayState.isPending
   }
 
   /// The current draw generation: it grows with every request and display.
-  public var generation: UInt64 { generationCounter.current }
+  public var generation: UInt64 { displayState.generation }
 
   /// This layer's counters.
   public var statistics: DisplayStatistics { recorder.snapshot }
@@ -152,18 +154,5 @@ open class AsyncLayer {
   /// Called on the loop when a display ends. Calls ``onDidDisplay``.
   open func didDisplay(finished: Bool) {
     onDidDisplay?(self, finished)
-  }
-}
-
-/// A layer's draw status: a counter that only increases, read by its draws on other threads.
-final class GenerationCounter: Sendable {
-  private let value = Atomic<UInt64>(0)
-
-  var current: UInt64 { value.load(ordering: .acquiring) }
-
-  /// Moves to a new generation, cancelling draws of older ones, and returns it.
-  @discardableResult
-  func advance() -> UInt64 {
-    value.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
   }
 }

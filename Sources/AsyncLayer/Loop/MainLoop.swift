@@ -45,6 +45,8 @@ public final class MainLoop: Sendable {
   let performQueue = Mutex(Deque<@Sendable () -> Void>())
   let stopRequested = Atomic<Bool>(false)
   let confined = LoopConfinedState()
+  /// Counts the displays of every layer on this loop (``layerStatistics``).
+  let layerStatisticsRecorder = StatisticsRecorder(parent: nil)
 
   /// Creates a loop owned by the calling thread.
   public init(clock: Clock = .realTime) {

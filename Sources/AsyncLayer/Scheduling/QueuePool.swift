@@ -8,6 +8,10 @@ import Synchronization
 /// queue's count at once — not when the worker reaches it — so the least-pending choice sees the
 /// real load. The worker skips cancelled items.
 ///
+/// A pool lives as long as someone holds it: layers hold theirs, and when the last reference goes
+/// its workers finish what they have queued and end their threads. ``shared``, the default of every
+/// layer, lives for the whole process and cannot be shut down.
+///
 /// ```swift
 /// let pool = QueuePool(queueCount: 2)
 /// let ticket = pool.enqueue { drawSomething() }
@@ -18,12 +22,11 @@ public final class QueuePool: Sendable {
   /// `min(active processor count, 6)`: more queues than cores only adds contention.
   public static var defaultQueueCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 6)) }
 
-  /// The pool layers use unless given another.
+  /// The pool layers use unless given another: ``defaultQueueCount`` queues for the whole process.
   public static let shared = QueuePool()
 
   let queues: [DrawQueue]
 
-  /// Starts `queueCount` worker threads (at least one) named `name.0`, `name.1`, ….
   /// The nice value of the pool's threads by default: below the loop, as iOS runs its draw
   /// queues at a lower QoS than the main thread, so that busy draw threads do not delay frames.
   public static let defaultNiceness: Int32 = 5
@@ -52,6 +55,24 @@ public final class QueuePool: Sendable {
   /// pick the same queue; the counts themselves are always exact.
   @discardableResult
   public func enqueue(_ work: @escaping @Sendable () -> Void) -> PoolTicket {
+    enqueue(work, refused: nil, on: leastPendingQueue)
+  }
+
+  /// Enqueues `work` on the queue at `index` (0..<``queueCount``), bypassing the choice (a
+  /// benchmark's fixed placement).
+  @discardableResult
+  package func enqueue(onQueue index: Int, _ work: @escaping @Sendable () -> Void) -> PoolTicket {
+    enqueue(work, refused: nil, on: queues[min(max(0, index), queues.count - 1)])
+  }
+
+  /// Enqueues `work` on the least-pending queue; `refused` runs instead of it, once, when the pool
+  /// was shut down (a layer's draw must end even then).
+  @discardableResult
+  func enqueue(_ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?) -> PoolTicket {
+    enqueue(work, refused: refused, on: leastPendingQueue)
+  }
+
+  private var leastPendingQueue: DrawQueue {
     var best = queues[0]
     var bestPending = best.pending.load(ordering: .relaxed)
     for queue in queues.dropFirst() where bestPending > 0 {
@@ -61,25 +82,38 @@ public final class QueuePool: Sendable {
         bestPending = pending
       }
     }
-    return enqueue(work, on: best)
+    return best
   }
 
-  /// Enqueues `work` on the queue at `index` (0..<``queueCount``), bypassing the choice.
-  @discardableResult
-  public func enqueue(onQueue index: Int, _ work: @escaping @Sendable () -> Void) -> PoolTicket {
-    enqueue(work, on: queues[min(max(0, index), queues.count - 1)])
-  }
-
-  private func enqueue(_ work: @escaping @Sendable () -> Void, on queue: DrawQueue) -> PoolTicket {
-    let item = PoolWorkItem(work: work, queue: queue)
+  private func enqueue(
+    _ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue
+  ) -> PoolTicket {
+    let item = PoolWorkItem(work: work, refused: refused, queue: queue)
     queue.submit(item)
     return PoolTicket(item: item)
   }
 
-  /// Lets each worker finish what it has queued and then end its thread. Work enqueued afterwards
-  /// is cancelled at once. Pools made for a test shut down when the test ends.
-  public func shutdown() {
+  /// Lets each worker finish what it has queued and then end its thread; work enqueued afterwards
+  /// is refused. Runs when the last reference goes; tests call it to check what follows.
+  func shutdown() {
     for queue in queues { queue.shutdown() }
+  }
+
+  deinit {
+    shutdown()
+  }
+}
+
+/// Why a pool refused work.
+public enum QueuePoolError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The pool was shut down before the work was enqueued.
+  case shutDown
+
+  /// A sentence a person understands.
+  public var description: String {
+    switch self {
+    case .shutDown: "the draw queue pool was shut down before this draw was queued"
+    }
   }
 }
 
@@ -115,10 +149,13 @@ public struct PoolTicket: Sendable {
 final class PoolWorkItem: Sendable {
   let state = Atomic<UInt8>(PoolTicket.Status.queued.rawValue)
   let work: @Sendable () -> Void
+  /// Runs instead of `work` when the queue refuses the item (shut down).
+  let refused: (@Sendable () -> Void)?
   let queue: DrawQueue
 
-  init(work: @escaping @Sendable () -> Void, queue: DrawQueue) {
+  init(work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, queue: DrawQueue) {
     self.work = work
+    self.refused = refused
     self.queue = queue
   }
 

@@ -1,18 +1,17 @@
 import DequeModule
 import Synchronization
 
-/// Measures text without drawing it, with a cache shared by all threads.
+/// Measures text without drawing it, with a cache shared by all threads that use this measurer.
 ///
 /// Lists size their rows from it: measuring is a layout, which costs a large part of a render,
-/// and the same cell text is measured again and again while scrolling.
+/// and the same cell text is measured again and again while scrolling. The cache lives as long as
+/// the measurer: keep one per list or screen, and let it go with them.
 ///
 /// ```swift
-/// let size = try TextMeasurer.shared.size(of: .plain("Hello"), style: TextStyle(), width: 300, scale: 2)
+/// let measurer = TextMeasurer(capacity: 4096)
+/// let size = try measurer.size(of: .plain("Hello"), style: TextStyle(), width: 300, scale: 2)
 /// ```
 public final class TextMeasurer: Sendable {
-  /// The process-wide measurer.
-  public static let shared = TextMeasurer(capacity: 4096)
-
   struct Key: Hashable, Sendable {
     let content: TextContent
     let style: TextStyle

@@ -39,6 +39,7 @@ struct Feed: Sendable {
     var rows: [Row] = []
     var y = 0.0
     let textWidth = Self.width - 2 * Self.padding
+    let measurer = TextMeasurer(capacity: 4096)
     for index in 0..<rowCount {
       // A deterministic spread of body lengths: 12 to 170 words (2 to ~20 lines).
       let wordCount = max(1, Int((Double(12 + (index * 37 % 159)) * bodyLength).rounded()))
@@ -50,10 +51,10 @@ struct Feed: Sendable {
         (0..<wordCount).map { vocabulary[($0 * 11 + index * 3) % vocabulary.count] }.joined(separator: separator) + "."
       let title = "Row \(index + 1) · \(words[index % words.count]) \(words[(index * 7) % words.count])"
       let imageIndex = index % max(imageEvery, 1) == 0 ? (index / max(imageEvery, 1)) % max(imageCount, 1) : nil
-      let titleHeight = try TextMeasurer.shared.size(
+      let titleHeight = try measurer.size(
         of: .plain(title), style: Self.titleStyle, width: textWidth, scale: 2
       ).height
-      let bodyHeight = try TextMeasurer.shared.size(of: .plain(body), style: Self.bodyStyle, width: textWidth, scale: 2)
+      let bodyHeight = try measurer.size(of: .plain(body), style: Self.bodyStyle, width: textWidth, scale: 2)
         .height
       var height = Self.padding + titleHeight + 4 + bodyHeight + Self.padding
       if imageIndex != nil { height += Self.imageHeight + 8 }

@@ -156,7 +156,7 @@ final class ScrollSimulation {
 
   func start(on loop: MainLoop) throws {
     recorder.reset()
-    DisplayStatistics.resetGlobal()
+    loop.resetLayerStatistics()
     loadScheduler.attach(to: loop)
     loop.addObserver(.beforeWaiting, order: LoopObserverOrder.collector + 100) { [weak self] _ in
       self?.endOfTurn()
@@ -341,7 +341,7 @@ final class ScrollSimulation {
 
   private func end() {
     finished = true
-    let statistics = DisplayStatistics.global
+    let statistics = loop.layerStatistics
     let turns = recorder.turnDurations.map(\.milliseconds)
     let busy =
       statistics.cpuTimeCommitted + statistics.cpuTimeCancelledMidDraw + statistics.cpuTimeDiscarded

@@ -102,7 +102,7 @@ final class StormSimulation {
         layer.text = .plain(StormText.paragraph(words: setup.paragraphWords))
         // Tall enough for the paragraph and what is typed (a few lines), no taller: the contents
         // of a draw cost width × height × scale² × 4 bytes, and no-cancel queues many.
-        let measured = try TextMeasurer.shared.size(
+        let measured = try TextMeasurer(capacity: 1).size(
           of: layer.text, style: layer.style, width: Self.typingWidth - 24, scale: Self.typingScale)
         layer.size = Size(width: Self.typingWidth, height: (measured.height + 120).rounded(.up))
       }
@@ -158,7 +158,7 @@ final class StormSimulation {
   }
 
   private func beginStorm() {
-    DisplayStatistics.resetGlobal()
+    loop.resetLayerStatistics()
     peakBacklog = 0
     stormStart = elapsed
     if setup.scenario == .typing {
@@ -193,7 +193,7 @@ final class StormSimulation {
 
   private func end() {
     finished = true
-    let statistics = DisplayStatistics.global
+    let statistics = loop.layerStatistics
     let summary = books.summary(
       cpuCommitted: statistics.cpuTimeCommitted, cpuCancelled: statistics.cpuTimeCancelledMidDraw,
       cpuDiscarded: statistics.cpuTimeDiscarded)

@@ -31,6 +31,8 @@ final class DrawQueue: Sendable {
     thread.start()
   }
 
+  /// Queues `item`; a queue that was shut down refuses it (cancelled, and told through its
+  /// `refused` handler) instead of holding it forever.
   func submit(_ item: PoolWorkItem) {
     enqueued.add(1, ordering: .relaxed)
     pending.add(1, ordering: .relaxed)
@@ -39,7 +41,11 @@ final class DrawQueue: Sendable {
       state.items.append(item)
       return true
     }
-    if accepted { itemsAvailable.signal() } else { _ = item.cancel() }
+    if accepted {
+      itemsAvailable.signal()
+    } else if item.cancel() {
+      item.refused?()
+    }
   }
 
   func didCancel() {
@@ -65,32 +71,6 @@ final class DrawQueue: Sendable {
         pending.subtract(1, ordering: .relaxed)
       }
       if next.stop && next.item == nil { return }
-    }
-  }
-}
-
-/// Counters of one queue of a ``QueuePool``.
-public struct QueueStatistics: Sendable, Hashable {
-  /// The queue's position in the pool.
-  public var index: Int
-  /// Items ever submitted to the queue.
-  public var enqueued: Int
-  /// Items the worker ran.
-  public var executed: Int
-  /// Items cancelled before they started.
-  public var cancelled: Int
-  /// Items queued or running now.
-  public var pending: Int
-}
-
-extension QueuePool {
-  /// A snapshot of every queue's counters.
-  public var statistics: [QueueStatistics] {
-    queues.map { queue in
-      QueueStatistics(
-        index: queue.index, enqueued: queue.enqueued.load(ordering: .relaxed),
-        executed: queue.executed.load(ordering: .relaxed), cancelled: queue.cancelled.load(ordering: .relaxed),
-        pending: queue.pending.load(ordering: .relaxed))
     }
   }
 }
