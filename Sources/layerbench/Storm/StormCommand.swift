@@ -21,7 +21,7 @@ struct StormCommand: ParsableCommand {
   @Option(help: "Comma-separated scenarios: resize, typing.")
   var scenarios = StormScenario.allCases.map(\.rawValue).joined(separator: ",")
 
-  @Option(help: "Comma-separated modes: sync, async-nocancel, async.")
+  @Option(help: "Comma-separated modes: sync, async-nocancel, async, async-finish.")
   var modes = StormMode.allCases.map(\.rawValue).joined(separator: ",")
 
   @Option(

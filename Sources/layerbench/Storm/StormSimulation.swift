@@ -1,12 +1,14 @@
 import AsyncLayer
 import Foundation
 
-/// How the storm benchmark draws: on the loop, on the pool without cancelling, or on the pool
-/// cancelling the draw in flight at every change.
+/// How the storm benchmark draws: on the loop, on the pool without cancelling, on the pool
+/// cancelling the draw in flight at every change, or on the pool letting a running draw finish and
+/// drawing the newest state after it (`RedisplayPolicy.finishRunningDraw`).
 enum StormMode: String, CaseIterable, Codable, Sendable {
   case sync
   case asyncNoCancel = "async-nocancel"
   case async
+  case asyncFinish = "async-finish"
 }
 
 /// Content that changes faster than it can be drawn.
@@ -92,6 +94,7 @@ final class StormSimulation {
       layer.padding = EdgeInsets(top: 8, left: 12, bottom: 8, right: 12)
       layer.displaysAsynchronously = setup.mode != .sync
       layer.cancelsInFlightDraws = setup.mode != .asyncNoCancel
+      layer.redisplayPolicy = setup.mode == .asyncFinish ? .finishRunningDraw : .cancelRunningDraw
       switch setup.scenario {
       case .resize:
         layer.style = Feed.bodyStyle

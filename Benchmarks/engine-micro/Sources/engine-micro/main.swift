@@ -104,4 +104,3 @@ do {
       })
     })
 }
-pool.shutdown()
