@@ -15,6 +15,7 @@ public enum LayerTreeError: Error, Sendable, Hashable, CustomStringConvertible {
   /// An insertion index outside `0...count`.
   case indexOutOfRange(index: Int, count: Int)
 
+  /// A sentence a person understands.
   public var description: String {
     switch self {
     case .cycle:

@@ -19,11 +19,13 @@
 public final class IdleTaskQueue: Sendable {
   /// What a task says when it returns.
   public enum Progress: Sendable, Hashable {
+    /// Finished: the task leaves the queue.
     case done
     /// Run me again on a later turn.
     case notDone
   }
 
+  /// A task: runs on the loop and says whether it is done.
   public typealias Task = @Sendable () -> Progress
 
   /// The loop the tasks run on.

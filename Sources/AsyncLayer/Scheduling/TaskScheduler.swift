@@ -28,12 +28,15 @@ public final class TaskScheduler: Sendable {
 
   /// Identifies a task added to the scheduler.
   public struct TaskID: Sendable, Hashable, Comparable {
+    /// The scheduler's counter when the task was added: later tasks have larger values.
     public let rawValue: UInt64
+    /// Orders tasks by when they were added.
     public static func < (a: TaskID, b: TaskID) -> Bool { a.rawValue < b.rawValue }
   }
 
   /// How the scheduler takes tasks.
   public struct Configuration: Sendable {
+    /// The order tasks run in, and which one an overfull scheduler evicts.
     public var strategy: Strategy
     /// The most tasks kept; adding beyond it evicts by strategy. nil: unbounded.
     public var maximumTaskCount: Int?
@@ -44,6 +47,12 @@ public final class TaskScheduler: Sendable {
     /// Stop taking tasks in a turn once this much time has gone on them. nil: no budget.
     public var turnBudget: Duration?
 
+    /// A configuration; the defaults run one task per turn, newest first, unbounded, without a
+    /// time budget.
+    ///
+    /// ```swift
+    /// let configuration = TaskScheduler.Configuration(strategy: .lifo, maximumTaskCount: 30, executeNumber: 2)
+    /// ```
     public init(
       strategy: Strategy = .lifo, maximumTaskCount: Int? = nil, executeNumber: Int = 1, executeFrequency: Int = 1,
       turnBudget: Duration? = nil
@@ -64,9 +73,12 @@ public final class TaskScheduler: Sendable {
     case queue(DispatchQueue)
   }
 
+  /// A task's work.
   public typealias Work = @Sendable () -> Void
 
+  /// How the scheduler takes tasks.
   public let configuration: Configuration
+  /// Where taken tasks run.
   public let target: Target
   private let state: Mutex<TaskSchedulerState<Work>>
   private let onEvicted: (@Sendable (TaskID) -> Void)?
@@ -74,9 +86,13 @@ public final class TaskScheduler: Sendable {
 
   /// Counts of what happened to tasks.
   public struct Statistics: Sendable, Hashable {
+    /// Tasks added.
     public var added = 0
+    /// Tasks taken and run (or dispatched to the target queue).
     public var executed = 0
+    /// Tasks dropped to keep within the maximum count.
     public var evicted = 0
+    /// Tasks removed by their owner before they ran.
     public var removed = 0
     /// Executing turns that stopped early because the time budget was spent.
     public var budgetStops = 0
