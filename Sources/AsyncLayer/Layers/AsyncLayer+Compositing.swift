@@ -150,7 +150,8 @@ extension AsyncLayer {
     let action = compositor.state.drawEnded(generation: generation, outcome: outcome.kind)
     switch (action.result, outcome) {
     case (.commit, .rendered(let image, let cpuTime)): endComposite(compositor, .commit(image), cpuTime: cpuTime)
-    case (.discard, .rendered(_, let cpuTime)): endComposite(compositor, .discard, cpuTime: cpuTime)
+    case (.discard, .rendered(_, let cpuTime)), (.discard, .stale(let cpuTime)):
+      endComposite(compositor, .discard, cpuTime: cpuTime)
     case (.fail(let isCurrent), .failed(let error, let cpuTime)):
       endComposite(compositor, .fail(error, isCurrent: isCurrent), cpuTime: cpuTime)
     default: endComposite(compositor, .cancelled, cpuTime: .zero)
@@ -161,7 +162,9 @@ extension AsyncLayer {
   private func endComposite(_ compositor: LayerCompositor, _ end: CompositeEnd, cpuTime: Duration) {
     switch end {
     case .commit(let image):
+      let replaced = compositor.contents
       compositor.contents = image
+      RenderedImage.releaseOffLoop(consume replaced)
       compositor.lastError = nil
       compositor.recorder.record(.committed, cpuTime: cpuTime)
     case .discard:

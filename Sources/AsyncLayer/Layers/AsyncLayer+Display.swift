@@ -1,3 +1,5 @@
+import Dispatch
+
 // Requesting, starting, cancelling and committing displays: the layer's side of its
 // `DisplayStateMachine` — each method feeds the machine one event and does what it answers.
 extension AsyncLayer {
@@ -87,11 +89,13 @@ extension AsyncLayer {
       }
       return
     }
+    let replaced = contents
     switch staleContentsPolicy {
     case .keep: break
     case .clear: contents = nil
     case .placeholder(let color): contents = RenderedImage(solid: color, renderer: job.renderer)
     }
+    if case .keep = staleContentsPolicy {} else { RenderedImage.releaseOffLoop(consume replaced) }
     let owner = LoopBound(WeakLayer(self), loop: loop)
     let loop = loop
     let ticket = GenerationCheckedJob(
@@ -118,7 +122,7 @@ extension AsyncLayer {
     let action = displayState.drawEnded(generation: generation, outcome: outcome.kind)
     switch (action.result, outcome) {
     case (.commit, .rendered(let image, let cpuTime)): endDisplay(.commit(image), cpuTime: cpuTime)
-    case (.discard, .rendered(_, let cpuTime)): endDisplay(.discard, cpuTime: cpuTime)
+    case (.discard, .rendered(_, let cpuTime)), (.discard, .stale(let cpuTime)): endDisplay(.discard, cpuTime: cpuTime)
     case (.fail(let isCurrent), .failed(let error, let cpuTime)):
       endDisplay(.fail(error, isCurrent: isCurrent), cpuTime: cpuTime)
     default: endDisplay(.cancelled, cpuTime: .zero)
@@ -138,7 +142,9 @@ extension AsyncLayer {
   private func endDisplay(_ end: DisplayEnd, cpuTime: Duration) {
     switch end {
     case .commit(let image):
+      let replaced = contents
       contents = image
+      RenderedImage.releaseOffLoop(consume replaced)
       lastError = nil
       recorder.record(.committed, cpuTime: cpuTime)
     case .discard:
@@ -178,6 +184,28 @@ final class WeakLayer {
 }
 
 extension RenderedImage {
+  /// Images at least this large are freed off the loop when replaced.
+  static let offLoopReleaseBytes = 1 << 20
+
+  /// Lets go of a replaced image on a background thread when it is large: freeing tens of
+  /// megabytes (a long document at 2×) returns its pages to the kernel, which would take a frame's
+  /// time on the loop. If someone else still holds the image, it is freed wherever they let go.
+  /// Call with the last reference, moved in (`consume`), so that the background thread's is the
+  /// last one.
+  static func releaseOffLoop(_ image: consuming RenderedImage?) {
+    guard let count = image?.pixels.count, count >= offLoopReleaseBytes / 4 else { return }
+    let box = ReleaseBox(image)
+    DispatchQueue.global(qos: .utility).async { box.image = nil }
+  }
+
+  /// Carries an image to the thread that frees it.
+  // @unchecked: written on the loop before the dispatch and then only by the dispatched block,
+  // which the dispatch orders after it.
+  private final class ReleaseBox: @unchecked Sendable {
+    var image: RenderedImage?
+    init(_ image: consuming RenderedImage?) { self.image = image }
+  }
+
   /// A solid image of `color` at the renderer's pixel size.
   init(solid color: Color, renderer: ImageRenderer) {
     // Clamped (NaN as 0) first: a channel outside 0…1 would not fit its byte.

@@ -50,7 +50,11 @@ struct GenerationCheckedJob: Sendable {
     do {
       let image = try render(isCancelled)
       renderedHook?()
-      return .rendered(image, cpuTime: ThreadCPUClock.now() - start)
+      let cpuTime = ThreadCPUClock.now() - start
+      // Generations only grow: a result stale now is stale at the commit. It is dropped here, on
+      // the draw thread, so that the loop never frees a large image it will not show.
+      guard counter.current == generation else { return .stale(cpuTime: cpuTime) }
+      return .rendered(image, cpuTime: cpuTime)
     } catch {
       let cpuTime = ThreadCPUClock.now() - start
       if error is CancellationError || (isCancellable && counter.current != generation) {
@@ -65,13 +69,15 @@ struct GenerationCheckedJob: Sendable {
 /// How a draw on the pool ended.
 enum DrawOutcome: Sendable {
   case rendered(RenderedImage, cpuTime: Duration)
+  /// Rendered, but the generation had moved on by the end: the image was dropped on the draw thread.
+  case stale(cpuTime: Duration)
   case cancelled
   case failed(any Error, cpuTime: Duration)
 
   /// The outcome as the state machine sees it.
   var kind: DisplayStateMachine<PoolTicket>.Outcome {
     switch self {
-    case .rendered: .rendered
+    case .rendered, .stale: .rendered
     case .cancelled: .cancelled
     case .failed: .failed
     }
