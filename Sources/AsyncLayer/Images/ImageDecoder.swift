@@ -24,7 +24,7 @@ public enum ImageDecoder {
   /// copy of it fit. A header announcing more is
   /// refused before any pixel memory is allocated: a 649-byte JPEG can claim 30000×30000 pixels
   /// (3.6 GB). Pass `maximumPixelCount` to ``decode(_:targetPixelSize:maximumPixelCount:)`` or to
-  /// ``ImageLoader/init(memoryCache:diskCache:timeout:maximumPixelCount:)`` to change it.
+  /// ``ImageLoader/init(memoryCache:diskCache:timeout:maximumPixelCount:transport:clock:)`` to change it.
   public static let defaultMaximumPixelCount = 64 << 20
 
   /// Decodes `data`; throws ``ImageDecodingError`` for empty, unsupported, corrupt or truncated data,

@@ -8,14 +8,19 @@
 /// } catch .httpStatus(404) {
 ///   showPlaceholder()
 /// } catch {
-///   print(error)  // e.g. "timed out after 10.0 s"
+///   print(error)  // e.g. "timed out after 10.0 seconds"
 /// }
 /// ```
 public enum ImageLoadError: Error, Sendable, Hashable, CustomStringConvertible {
   /// This waiter cancelled (its token, or the task awaiting the image). Other waiters are unaffected.
   case cancelled
-  /// The fetch and decode did not finish within the loader's timeout.
-  case timedOut(seconds: Double)
+  /// The fetch and decode did not finish within the loader's ``ImageLoader/timeout`` (or a
+  /// request stalled past its transport's own timeout).
+  ///
+  /// ```swift
+  /// if case .timedOut(let after) = error { print("gave up after \(after)") }  // "gave up after 30.0 seconds"
+  /// ```
+  case timedOut(after: Duration)
   /// The server answered with a status outside 200...299.
   case httpStatus(Int)
   /// The body ended before the length the server announced (`receivedBytes` is `nil` when the
@@ -30,12 +35,17 @@ public enum ImageLoadError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The bytes arrived but are not a decodable image.
   case decoding(ImageDecodingError)
 
+  /// A sentence a person understands, such as "server answered HTTP 404".
+  ///
+  /// ```swift
+  /// print(ImageLoadError.httpStatus(404))  // server answered HTTP 404
+  /// ```
   public var description: String {
     switch self {
     case .cancelled:
       return "image load cancelled"
-    case .timedOut(let seconds):
-      return "timed out after \(seconds) s"
+    case .timedOut(let duration):
+      return "timed out after \(duration)"
     case .httpStatus(let status):
       return "server answered HTTP \(status)"
     case .truncated(let expected, let received):

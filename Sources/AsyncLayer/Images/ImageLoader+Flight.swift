@@ -1,19 +1,11 @@
 import Dispatch
 import Foundation
-import Synchronization
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
-// One flight: disk cache → fetch → decode → store → deliver. Each step first checks that the flight
-// still has waiters, so an abandoned flight stops at the next step boundary.
+// One flight: timeout timer; disk cache → fetch → decode → store → deliver. Each step first checks
+// that the flight still has waiters, so an abandoned flight stops at the next step boundary.
 extension ImageLoader {
   func startFlight(_ flightID: UInt64, for key: ImageCacheKey) {
-    workQueue.asyncAfter(deadline: .now() + timeout) { [weak self] in
-      guard let self else { return }
-      self.finish(flightID, with: .failure(.timedOut(seconds: self.timeout)), stopFetch: true)
-    }
+    startTimer(flightID)
     workQueue.async { [self] in
       guard isActive(flightID) else { return }
       if let diskCache, let data = diskCache.data(for: key.url) {
@@ -29,23 +21,44 @@ extension ImageLoader {
     }
   }
 
+  /// Fails the flight with `.timedOut` once ``timeout`` has passed on ``clock``, unless the flight
+  /// ends first and cancels the timer (the sleep then throws and nothing happens).
+  private func startTimer(_ flightID: UInt64) {
+    let clock = self.clock
+    let timeout = self.timeout
+    let timer = Task(executorPreference: taskExecutor) { [weak self] in
+      do {
+        try await clock.sleep(for: timeout)
+      } catch {
+        return
+      }
+      self?.finish(flightID, with: .failure(.timedOut(after: timeout)), stopFetch: true)
+    }
+    if case .cancel(let cancel) = state.withLock({ $0.timerStarted(flightID: flightID, cancel: { timer.cancel() }) }) {
+      cancel()
+    }
+  }
+
   private func fetch(_ flightID: UInt64, for key: ImageCacheKey) {
     guard isActive(flightID) else { return }
     counters.fetches.add(1, ordering: .relaxed)
-    let cancel = fetchData(key.url) { [self] result in
-      switch result {
-      case .failure(let error):
+    let transport = self.transport
+    let fetch = Task(executorPreference: taskExecutor) { [self] in
+      let data: Data
+      do throws(ImageLoadError) {
+        data = try await transport.data(from: key.url)
+      } catch {
         finish(flightID, with: .failure(error))
-      case .success(let data):
-        workQueue.async { [self] in
-          guard isActive(flightID) else { return }
-          let decoded = Result { () throws(ImageLoadError) in try decode(data, for: key) }
-          complete(flightID, key: key, with: decoded, storing: data)
-        }
+        return
+      }
+      workQueue.async { [self] in
+        guard isActive(flightID) else { return }
+        let decoded = Result { () throws(ImageLoadError) in try decode(data, for: key) }
+        complete(flightID, key: key, with: decoded, storing: data)
       }
     }
-    if case .cancelFetch(let cancelFetch) = state.withLock({ $0.fetchStarted(flightID: flightID, cancel: cancel) }) {
-      cancelFetch()
+    if case .cancel(let cancel) = state.withLock({ $0.fetchStarted(flightID: flightID, cancel: { fetch.cancel() }) }) {
+      cancel()
     }
   }
 
@@ -69,72 +82,4 @@ extension ImageLoader {
     }
     finish(flightID, with: result)
   }
-
-  /// Reads `url`'s bytes; calls `completion` once, from any thread. Returns a cancel function.
-  private func fetchData(
-    _ url: URL, completion: @escaping @Sendable (Result<Data, ImageLoadError>) -> Void
-  ) -> @Sendable () -> Void {
-    switch url.scheme?.lowercased() {
-    case "file":
-      workQueue.async {
-        do {
-          completion(.success(try Data(contentsOf: url)))
-        } catch {
-          completion(.failure(.fileUnreadable(path: url.path, reason: (error as NSError).localizedDescription)))
-        }
-      }
-      // A local read is short and cannot be interrupted; an abandoned flight drops its result.
-      return {}
-    case "http", "https":
-      var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-      request.httpMethod = "GET"
-      let timeout = self.timeout
-      // On a failure FoundationNetworking passes no response; the task still knows the announced length,
-      // which is what tells a body cut short from other failures.
-      let taskBox = DataTaskBox()
-      let task = session.dataTask(with: request) { data, response, error in
-        let task = taskBox.task.withLock { $0 }
-        completion(
-          Self.interpret(
-            data: data, response: response, error: error,
-            announcedBytes: task.map { Int($0.countOfBytesExpectedToReceive) } ?? -1, timeout: timeout))
-      }
-      taskBox.task.withLock { $0 = task }
-      task.resume()
-      return { task.cancel() }
-    default:
-      completion(.failure(.unsupportedScheme(url.scheme ?? "")))
-      return {}
-    }
-  }
-
-  private static func interpret(
-    data: Data?, response: URLResponse?, error: (any Error)?, announcedBytes: Int, timeout: Double
-  ) -> Result<Data, ImageLoadError> {
-    if let error {
-      let code = (error as? URLError)?.code
-      if code == .cancelled { return .failure(.cancelled) }
-      if code == .timedOut { return .failure(.timedOut(seconds: timeout)) }
-      // The connection failed after a Content-Length was announced: the body was cut short. (How
-      // much arrived is not reported on this path.)
-      if announcedBytes > 0 {
-        return .failure(.truncated(expectedBytes: announcedBytes, receivedBytes: nil))
-      }
-      return .failure(.transport((error as NSError).localizedDescription))
-    }
-    if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
-      return .failure(.httpStatus(http.statusCode))
-    }
-    let body = data ?? Data()
-    let expected = response?.expectedContentLength ?? -1
-    if expected >= 0, body.count < Int(expected) {
-      return .failure(.truncated(expectedBytes: Int(expected), receivedBytes: body.count))
-    }
-    return .success(body)
-  }
-}
-
-/// Lets a data task's completion handler reach the task itself (declared after the handler).
-private final class DataTaskBox: Sendable {
-  let task = Mutex<URLSessionDataTask?>(nil)
 }

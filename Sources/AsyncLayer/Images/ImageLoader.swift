@@ -2,10 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Loads images by URL (`file://`, `http://`, `https://`), decoded off the caller's thread, through a
 /// memory cache and an optional disk cache.
 ///
@@ -14,10 +10,13 @@ import Synchronization
 ///   ``ImageLoadError/cancelled``.
 /// - **Per-waiter cancellation**: a waiter that cancels (its ``ImageLoadToken`` or its `Task`) leaves
 ///   alone; the fetch stops only when the last waiter cancels.
-/// - **Timeout**: a flight that has not finished after ``timeout`` seconds fails every waiter with
-///   ``ImageLoadError/timedOut(seconds:)`` and its fetch is cancelled.
-/// - **Caches**: memory (decoded, LRU, byte budget) → disk (encoded bytes) → network/file; results are
+/// - **Timeout**: a flight that has not finished after ``timeout`` (measured on the loader's clock)
+///   fails every waiter with ``ImageLoadError/timedOut(after:)`` and its fetch is cancelled.
+/// - **Caches**: memory (decoded, LRU, byte budget) → disk (encoded bytes) → transport; results are
 ///   stored back into both.
+/// - **Dependencies**: the bytes come from an ``ImageTransport`` (``URLSessionImageTransport`` unless
+///   you pass another) and the timeout runs on a `Clock` (`ContinuousClock` unless you pass another),
+///   so tests can serve bytes from memory and move time by hand.
 ///
 /// ```swift
 /// let loader = ImageLoader(diskCache: try ImageDiskCache(directory: dir, byteLimit: 200 << 20))
@@ -31,43 +30,77 @@ public final class ImageLoader: Sendable {
   public let memoryCache: ImageMemoryCache
   /// Encoded bytes kept across restarts, if any.
   public let diskCache: ImageDiskCache?
-  /// Seconds a flight (disk read, fetch and decode) may take before its waiters fail with `.timedOut`.
-  public let timeout: Double
+  /// How long a flight (disk read, fetch and decode) may take before its waiters fail with
+  /// ``ImageLoadError/timedOut(after:)``.
+  ///
+  /// ```swift
+  /// ImageLoader(timeout: .seconds(-1)).timeout  // 30 seconds: a timeout must be positive
+  /// ```
+  public let timeout: Duration
   /// The most pixels a decoded image may have; a larger one fails with
   /// ``ImageDecodingError/tooManyPixels(pixelWidth:pixelHeight:limit:)`` before it is allocated.
   public let maximumPixelCount: Int
+  /// Where the encoded bytes come from.
+  ///
+  /// ```swift
+  /// ImageLoader().transport is URLSessionImageTransport  // true: the default
+  /// ```
+  public let transport: any ImageTransport
+  /// The clock the timeout is measured on.
+  ///
+  /// ```swift
+  /// ImageLoader().clock is ContinuousClock  // true: the default
+  /// ```
+  public let clock: any Clock<Duration>
+
+  /// The longest timeout a loader (or ``URLSessionImageTransport``) uses, about 100 years: longer ones
+  /// are clamped to it, so that a deadline always fits the clocks' 64-bit nanoseconds.
+  ///
+  /// ```swift
+  /// ImageLoader(timeout: .seconds(Int64.max)).timeout == ImageLoader.maximumTimeout  // true
+  /// ```
+  public static let maximumTimeout = Duration.seconds(100 * 365 * 86_400)
 
   let state = Mutex(ImageLoaderStateMachine())
   private let nextWaiterID = Atomic<UInt64>(0)
   let counters = Counters()
-  let session: URLSession
-  /// Runs disk reads, file reads and decodes (concurrently) off the callers' threads.
+  /// Runs disk reads and decodes (concurrently) off the callers' threads.
   let workQueue = DispatchQueue(label: "AsyncLayer.ImageLoader.work", qos: .userInitiated, attributes: .concurrent)
+  /// Runs the transport's and the clock's async code on `workQueue`, not on the cooperative pool,
+  /// which callers may have blocked while they wait for an image.
+  let taskExecutor: DispatchQueueTaskExecutor
 
-  /// A loader with the given caches, timeout (seconds, > 0; another value means 30) and pixel limit
-  /// per image (see ``ImageDecoder/defaultMaximumPixelCount``).
+  /// A loader with the given caches, timeout, pixel limit per image (see
+  /// ``ImageDecoder/defaultMaximumPixelCount``), transport and clock.
+  ///
+  /// `timeout` must be positive: zero or less means 30 s, longer than ``maximumTimeout`` is clamped
+  /// to it. Without a `transport` the loader fetches through a ``URLSessionImageTransport`` whose
+  /// request timeout is the loader's.
+  ///
+  /// ```swift
+  /// let loader = ImageLoader(timeout: .seconds(10))
+  /// let offline = ImageLoader(transport: BundledImages(), clock: testClock)
+  /// ```
   public init(
     memoryCache: ImageMemoryCache = ImageMemoryCache(byteLimit: 64 << 20),
     diskCache: ImageDiskCache? = nil,
-    timeout: Double = 30,
-    maximumPixelCount: Int = ImageDecoder.defaultMaximumPixelCount
+    timeout: Duration = .seconds(30),
+    maximumPixelCount: Int = ImageDecoder.defaultMaximumPixelCount,
+    transport: (any ImageTransport)? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.memoryCache = memoryCache
     self.diskCache = diskCache
-    self.timeout = timeout > 0 && timeout.isFinite ? timeout : 30
+    self.timeout = Self.validTimeout(timeout)
     self.maximumPixelCount = maximumPixelCount
-    let configuration = URLSessionConfiguration.ephemeral
-    // The loader has its own caches; URLSession's would only hold a second copy of the bytes.
-    configuration.urlCache = nil
-    configuration.timeoutIntervalForRequest = self.timeout
-    self.session = URLSession(configuration: configuration)
+    self.transport = transport ?? URLSessionImageTransport(requestTimeout: self.timeout)
+    self.clock = clock
+    taskExecutor = DispatchQueueTaskExecutor(queue: workQueue)
   }
 
-  deinit {
-    // The last reference may be dropped on the session's own delegate queue (inside a completion
-    // handler), where invalidating synchronously would deadlock: invalidate from elsewhere.
-    let session = self.session
-    DispatchQueue.global().async { session.invalidateAndCancel() }
+  /// `timeout` if positive (clamped to ``maximumTimeout``), otherwise 30 s.
+  static func validTimeout(_ timeout: Duration) -> Duration {
+    timeout > .zero ? min(timeout, maximumTimeout) : .seconds(30)
   }
 
   // MARK: Async
@@ -134,16 +167,17 @@ public final class ImageLoader: Sendable {
       break
     case .deliverCancelled(let delivery):
       delivery(.failure(.cancelled))
-    case .deliverCancelledAndStopFetch(let delivery, let cancelFetch):
-      cancelFetch?()
+    case .deliverCancelledAndStop(let delivery, let cancellations):
+      for cancel in cancellations { cancel() }
       delivery(.failure(.cancelled))
     }
   }
 
-  /// Ends a flight with `result`; `stopFetch` cancels a fetch that is still running (timeouts).
+  /// Ends a flight with `result` and stops its timeout timer; `stopFetch` also cancels a fetch that
+  /// is still running (timeouts).
   func finish(_ flightID: UInt64, with result: Result<RenderedImage, ImageLoadError>, stopFetch: Bool = false) {
     let action = state.withLock { $0.finish(flightID: flightID, stopFetch: stopFetch) }
-    action.cancelFetch?()
+    for cancel in action.cancellations { cancel() }
     for delivery in action.deliveries { delivery(result) }
   }
 

@@ -3,17 +3,21 @@ import OrderedCollections
 /// The pure state of an ``ImageLoader``: one flight per key, each with its waiters.
 ///
 /// Transitions run under the loader's lock and return actions; the loader performs them (calls
-/// deliveries, starts or cancels fetches) after the lock is released. Every waiter leaves the
-/// machine exactly once — by completion, cancellation or timeout — so each is delivered exactly once.
+/// deliveries, starts or cancels fetches and timeout timers) after the lock is released. Every waiter
+/// leaves the machine exactly once — by completion, cancellation or timeout — so each is delivered
+/// exactly once. A flight that ends, however it ends, hands back its timeout timer to cancel.
 struct ImageLoaderStateMachine {
   typealias Delivery = @Sendable (Result<RenderedImage, ImageLoadError>) -> Void
-  typealias CancelFetch = @Sendable () -> Void
+  /// Stops a running piece of work (a fetch or a timeout timer).
+  typealias Cancel = @Sendable () -> Void
 
   private struct Flight {
     let id: UInt64
     var waiters: OrderedDictionary<UInt64, Delivery> = [:]
     /// Set once the fetch is running; `nil` before, and for work that cannot be interrupted.
-    var cancelFetch: CancelFetch?
+    var cancelFetch: Cancel?
+    /// Set once the timeout timer is running.
+    var cancelTimer: Cancel?
   }
 
   private var flights: [ImageCacheKey: Flight] = [:]
@@ -52,8 +56,9 @@ struct ImageLoaderStateMachine {
     case none
     /// Deliver `.cancelled` to the waiter; the flight continues for the others.
     case deliverCancelled(Delivery)
-    /// The last waiter left: deliver `.cancelled` and stop the fetch (if it has started).
-    case deliverCancelledAndStopFetch(Delivery, CancelFetch?)
+    /// The last waiter left: deliver `.cancelled` and stop the flight's work (its fetch, if it has
+    /// started, and its timeout timer).
+    case deliverCancelledAndStop(Delivery, [Cancel])
   }
 
   mutating func cancelWaiter(id waiterID: UInt64, for key: ImageCacheKey) -> CancelWaiterAction {
@@ -64,18 +69,26 @@ struct ImageLoaderStateMachine {
     }
     flights[key] = nil
     keysByFlightID[flight.id] = nil
-    return .deliverCancelledAndStopFetch(delivery, flight.cancelFetch)
+    return .deliverCancelledAndStop(delivery, [flight.cancelFetch, flight.cancelTimer].compactMap { $0 })
   }
 
-  enum FetchStartedAction {
+  enum WorkStartedAction {
     case none
-    /// Every waiter left before the fetch was registered: stop it now.
-    case cancelFetch(CancelFetch)
+    /// The flight ended before the work was registered: stop the work now.
+    case cancel(Cancel)
   }
 
-  mutating func fetchStarted(flightID: UInt64, cancel: @escaping CancelFetch) -> FetchStartedAction {
-    guard let key = keysByFlightID[flightID] else { return .cancelFetch(cancel) }
+  /// Registers the flight's running fetch, so that the last waiter leaving (or a timeout) stops it.
+  mutating func fetchStarted(flightID: UInt64, cancel: @escaping Cancel) -> WorkStartedAction {
+    guard let key = keysByFlightID[flightID] else { return .cancel(cancel) }
     flights[key]!.cancelFetch = cancel
+    return .none
+  }
+
+  /// Registers the flight's timeout timer, so that a flight ending first stops it.
+  mutating func timerStarted(flightID: UInt64, cancel: @escaping Cancel) -> WorkStartedAction {
+    guard let key = keysByFlightID[flightID] else { return .cancel(cancel) }
+    flights[key]!.cancelTimer = cancel
     return .none
   }
 
@@ -84,8 +97,9 @@ struct ImageLoaderStateMachine {
 
   struct FinishAction {
     var deliveries: [Delivery] = []
-    /// Set when the flight ends before its fetch did (a timeout): the fetch must be stopped.
-    var cancelFetch: CancelFetch?
+    /// Work to stop: the timeout timer always, the fetch too when the flight ends before its fetch
+    /// did (a timeout).
+    var cancellations: [Cancel] = []
   }
 
   /// Ends the flight, handing back every waiter to deliver `result` to. No-op for an ended flight.
@@ -93,6 +107,8 @@ struct ImageLoaderStateMachine {
     guard let key = keysByFlightID.removeValue(forKey: flightID), let flight = flights.removeValue(forKey: key) else {
       return FinishAction()
     }
-    return FinishAction(deliveries: Array(flight.waiters.values), cancelFetch: stopFetch ? flight.cancelFetch : nil)
+    return FinishAction(
+      deliveries: Array(flight.waiters.values),
+      cancellations: [stopFetch ? flight.cancelFetch : nil, flight.cancelTimer].compactMap { $0 })
   }
 }

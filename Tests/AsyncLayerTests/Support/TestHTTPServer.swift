@@ -50,8 +50,6 @@ final class TestHTTPServer: Sendable {
 
   private struct State {
     var routes: [String: Response] = [:]
-    var events: [String: Int] = [:]
-    var waiters: [(event: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var connections = 0
   }
 
@@ -59,6 +57,7 @@ final class TestHTTPServer: Sendable {
   private let listenFD: Int32
   private let stopGate = ResponseGate()
   private let state = Mutex(State())
+  private let events = EventCounter()
   private static let maximumConnections = 64
 
   init() throws {
@@ -92,42 +91,20 @@ final class TestHTTPServer: Sendable {
     state.withLock { $0.routes[path] = response }
   }
 
-  func requestCount(_ path: String) -> Int { state.withLock { $0.events["request " + path] ?? 0 } }
+  func requestCount(_ path: String) -> Int { events.count("request " + path) }
 
   /// Returns once `count` requests for `path` have arrived.
-  func waitForRequests(_ path: String, count: Int = 1) async { await waitFor("request " + path, count: count) }
+  func waitForRequests(_ path: String, count: Int = 1) async { await events.waitFor("request " + path, count: count) }
 
   /// Returns once `count` clients waiting on a gated `path` have hung up before the gate opened.
-  func waitForHangUps(_ path: String, count: Int = 1) async { await waitFor("hangup " + path, count: count) }
+  func waitForHangUps(_ path: String, count: Int = 1) async { await events.waitFor("hangup " + path, count: count) }
 
-  func hangUpCount(_ path: String) -> Int { state.withLock { $0.events["hangup " + path] ?? 0 } }
+  func hangUpCount(_ path: String) -> Int { events.count("hangup " + path) }
 
   /// Stops accepting and releases every connection thread.
   func stop() {
     stopGate.open()
     shutdown(listenFD, Int32(SHUT_RDWR))
-  }
-
-  private func waitFor(_ event: String, count: Int) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let ready = state.withLock { state in
-        if state.events[event, default: 0] >= count { return true }
-        state.waiters.append((event, count, continuation))
-        return false
-      }
-      if ready { continuation.resume() }
-    }
-  }
-
-  private func record(_ event: String) {
-    let ready = state.withLock { state in
-      state.events[event, default: 0] += 1
-      let total = state.events[event]!
-      let ready = state.waiters.filter { $0.event == event && $0.count <= total }
-      state.waiters.removeAll { $0.event == event && $0.count <= total }
-      return ready.map(\.continuation)
-    }
-    for continuation in ready { continuation.resume() }
   }
 
   private func acceptLoop() {
@@ -169,7 +146,7 @@ final class TestHTTPServer: Sendable {
     guard requestLine.count >= 2 else { return }
     let path = String(requestLine[1])
     let response = state.withLock { $0.routes[path] } ?? .notFound
-    record("request " + path)
+    events.record("request " + path)
     switch response {
     case .ok(let body):
       send(client, status: "200 OK", length: body.count, body: body)
@@ -188,7 +165,7 @@ final class TestHTTPServer: Sendable {
         send(client, status: "200 OK", length: body.count, body: body)
       } else if fds[2].revents != 0 {
         // The client has nothing more to send: readable now means it closed the connection.
-        record("hangup " + path)
+        events.record("hangup " + path)
       }
     }
   }
