@@ -82,6 +82,13 @@ final class ReportRunLayouts {
       limits = run.limits
       self.scale = scale
     }
+
+    /// The text and width only: what tells a table's cells apart, without hashing a whole style
+    /// per run (equal keys still compare every field).
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(content)
+      hasher.combine(width)
+    }
   }
 
   /// The layouts pagination made on this thread (``ReportPreparedLayouts``), or none.
