@@ -88,26 +88,47 @@ def main():
         compare = os.path.join(work, "compare.jsonl")
         write_input(compare, args.compare_tiles)
         # CPU ms per tile (user + system, whole process) is the load-independent view; tiles/s is the figure.
+        # The marginal CPU ms per tile — (CPU of the full run - CPU of a run of a fifth of the tiles) / the
+        # tiles between — leaves out what both pay once (start-up, font maps, each worker's first tiles,
+        # which batch's rate includes and throughput's timer does not): the steady cost of one more tile.
+        small_tiles = max(1, args.compare_tiles // 5)
+        small = os.path.join(work, "compare-small.jsonl")
+        write_input(small, small_tiles)
+
+        def throughput_run(count, tiles):
+            per_worker = max(1, tiles // count)
+            _, _, stdout, _, cpu = run([layerbench, "throughput", "--png", "fast", "--workers", str(count),
+                                        "--tiles", str(per_worker)], work)
+            return float(re.search(r"([\d.]+) tiles/s", stdout).group(1)), cpu, per_worker * count
+
+        def batch_run(count, path):
+            out = os.path.join(work, "compare-out")
+            shutil.rmtree(out, ignore_errors=True)
+            _, _, _, stderr, cpu = run([layerbench, "batch", "--input", path, "--out-dir", out, "--workers",
+                                        str(count), "--progress-interval", "0", "--no-resume"], work)
+            return batch_rate(stderr), cpu
+
         print(f"\nbatch vs throughput --png fast, same tile, {args.compare_tiles} tiles, median of {args.repeat}")
         print(f"{'workers':>7}  {'throughput tiles/s':>18}  {'batch tiles/s':>13}  {'batch/throughput':>16}  "
-              f"{'CPU ms/tile: throughput':>23}  {'batch':>5}")
+              f"{'CPU ms/tile: throughput':>23}  {'batch':>5}  {'marginal CPU ms/tile: throughput':>32}  "
+              f"{'batch':>5}")
         for count in workers:
-            throughput, batch, throughput_cpu, batch_cpu = [], [], [], []
+            throughput, batch, throughput_cpu, batch_cpu, throughput_marginal, batch_marginal = [], [], [], [], [], []
             for _ in range(args.repeat):
-                per_worker = max(1, args.compare_tiles // count)
-                _, _, stdout, _, cpu = run([layerbench, "throughput", "--png", "fast", "--workers", str(count),
-                                            "--tiles", str(per_worker)], work)
-                throughput.append(float(re.search(r"([\d.]+) tiles/s", stdout).group(1)))
-                throughput_cpu.append(cpu * 1000 / (per_worker * count))
-                out = os.path.join(work, "compare-out")
-                shutil.rmtree(out, ignore_errors=True)
-                _, _, _, stderr, cpu = run([layerbench, "batch", "--input", compare, "--out-dir", out, "--workers",
-                                            str(count), "--progress-interval", "0", "--no-resume"], work)
-                batch.append(batch_rate(stderr))
+                rate, cpu, tiles = throughput_run(count, args.compare_tiles)
+                _, small_cpu, few = throughput_run(count, small_tiles)
+                throughput.append(rate)
+                throughput_cpu.append(cpu * 1000 / tiles)
+                throughput_marginal.append((cpu - small_cpu) * 1000 / max(1, tiles - few))
+                rate, cpu = batch_run(count, compare)
+                _, small_cpu = batch_run(count, small)
+                batch.append(rate)
                 batch_cpu.append(cpu * 1000 / args.compare_tiles)
+                batch_marginal.append((cpu - small_cpu) * 1000 / max(1, args.compare_tiles - small_tiles))
             t, b = statistics.median(throughput), statistics.median(batch)
             print(f"{count:>7}  {t:>18,.0f}  {b:>13,.0f}  {b / t:>15.0%}  {statistics.median(throughput_cpu):>23.3f}  "
-                  f"{statistics.median(batch_cpu):>5.3f}", flush=True)
+                  f"{statistics.median(batch_cpu):>5.3f}  {statistics.median(throughput_marginal):>32.3f}  "
+                  f"{statistics.median(batch_marginal):>5.3f}", flush=True)
 
         # 2. Sizes: tiles/s and peak RSS.
         print(f"\n{'command':<14} {'lines':>9} {'workers':>7} {'tiles/s':>9} {'wall s':>8} {'peak RSS MB':>11}")

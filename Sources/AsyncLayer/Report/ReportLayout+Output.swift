@@ -61,7 +61,8 @@ extension ReportLayout {
     let document = try VectorDocument(format: .pdf, size: pageSize, title: title, metadata: fields)
     let context = try CairoContext(surface: document.surface)
     let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
-    let layouts = ReportRunLayouts()
+    // On the thread that paginated, the texts are drawn with the layouts pagination made.
+    let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
     for index in pages.indices {
       try drawing.withSavedState { try draw(page: index, in: drawing, layouts: layouts) }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
@@ -89,7 +90,8 @@ extension ReportLayout {
     let document = try VectorDocument(format: .svg, size: total)
     let context = try CairoContext(surface: document.surface)
     let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: { false })
-    let layouts = ReportRunLayouts()
+    // On the thread that paginated, the texts are drawn with the layouts pagination made.
+    let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
     for index in pages.indices {
       try drawing.withSavedState {
         drawing.translateBy(x: 0, y: Double(index) * (pageSize.height + gap))

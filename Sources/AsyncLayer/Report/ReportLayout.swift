@@ -26,6 +26,9 @@ public struct ReportLayout: Sendable, Hashable {
   public let date: Date
   /// The pages, in order.
   public let pages: [ReportPage]
+  /// Names this pagination, whose text layouts wait on its thread for the first output drawn
+  /// there (``ReportPreparedLayouts``); equal in every layout.
+  let preparedLayouts = ReportPreparedLayouts.Token()
 
   /// Paginates `document` on the calling thread; throws ``ReportError`` for a page too small for
   /// its margins or a malformed table, and ``RenderError`` for bad markup.
@@ -50,6 +53,7 @@ public struct ReportLayout: Sendable, Hashable {
     contentRect = paginator.contentRect
     title = document.title
     pages = try paginator.finish()
+    ReportPreparedLayouts.keep(paginator.runLayouts, for: preparedLayouts)
   }
 }
 

@@ -27,6 +27,19 @@ struct ReportPaginator {
   private let previousHeadingPages: [Int: HeadingPlace]
   /// Tables laid out, by block index: a second pass (for the table of contents) reuses them.
   private var tables: [Int: TableCells] = [:]
+  /// The layout of every text run placed, by what drawing looks a run's layout up with: the first
+  /// output drawn on this thread takes them (``ReportPreparedLayouts``) instead of laying every
+  /// text out again.
+  private(set) var runLayouts: [ReportRunLayouts.Key: TextLayout] = [:]
+  /// `document.date` as the `{date}` field writes it, made once (a `DateFormatter` per page was
+  /// measurable).
+  private lazy var dateField: String = {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd"
+    return formatter.string(from: document.date)
+  }()
 
   struct HeadingPlace: Hashable {
     var page: Int
@@ -121,16 +134,21 @@ struct ReportPaginator {
     let count = finishedPages.count
     var pages: [ReportPage] = []
     pages.reserveCapacity(count)
+    // A header without {page} is the same text on every page: laid out once.
+    var headerLayouts: [String: TextLayout] = [:]
     for (index, var pageElements) in finishedPages.enumerated() {
       if let header = document.header {
         let text = fill(header, page: index + 1, pages: count)
         if !text.isEmpty {
-          let layout = try TextLayout(.plain(text), style: style.header, width: contentRect.width, limits: limits)
+          let layout =
+            try headerLayouts[text]
+            ?? TextLayout(.plain(text), style: style.header, width: contentRect.width, limits: limits)
+          headerLayouts[text] = layout
           // Centred vertically in the top margin.
           let top = max(0, (document.margins.top - layout.size.height) / 2)
           pageElements.append(
             .text(
-              Self.run(
+              placedRun(
                 layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top, role: .header, blockIndex: nil)))
         }
       }
@@ -141,7 +159,7 @@ struct ReportPaginator {
         let top = contentRect.maxY + max(0, (document.margins.bottom - layout.size.height) / 2)
         pageElements.append(
           .text(
-            Self.run(
+            placedRun(
               layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top,
               role: .footer, blockIndex: nil)))
       }
@@ -151,15 +169,11 @@ struct ReportPaginator {
   }
 
   /// A header or footer template with its fields filled in.
-  private func fill(_ template: String, page: Int, pages: Int) -> String {
+  private mutating func fill(_ template: String, page: Int, pages: Int) -> String {
     guard template.contains("{") else { return template }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd"
     return template.replacingOccurrences(of: "{page}", with: "\(page)")
       .replacingOccurrences(of: "{pages}", with: "\(pages)")
-      .replacingOccurrences(of: "{date}", with: formatter.string(from: document.date))
+      .replacingOccurrences(of: "{date}", with: dateField)
       .replacingOccurrences(of: "{title}", with: document.title ?? "")
   }
 
@@ -186,6 +200,17 @@ struct ReportPaginator {
     var end = start
     while end < lines.count, lines[end].frame.maxY - top <= available + epsilon { end += 1 }
     return end
+  }
+
+  /// Builds a run of `lines` of `layout` with the first line's top at `top`, and keeps `layout` for
+  /// drawing (``runLayouts``).
+  private mutating func placedRun(
+    _ layout: TextLayout, lines range: Range<Int>, x: Double, top: Double, role: ReportTextRun.Role,
+    blockIndex: Int?
+  ) -> ReportTextRun {
+    let run = Self.run(layout, lines: range, x: x, top: top, role: role, blockIndex: blockIndex)
+    runLayouts[ReportRunLayouts.Key(run, scale: layout.scale)] = layout
+    return run
   }
 
   /// Builds a run of `lines` of `layout` with the first line's top at `top`.
@@ -231,7 +256,7 @@ struct ReportPaginator {
         // A single line taller than the page: place it anyway (it is clipped) rather than loop.
         end = start + 1
       }
-      let run = Self.run(
+      let run = placedRun(
         layout, lines: start..<end, x: contentRect.minX, top: cursor, role: role,
         blockIndex: blockIndex)
       elements.append(.text(run))
@@ -286,12 +311,12 @@ struct ReportPaginator {
       let role = ReportTextRun.Role.tableOfContents(entry: entry)
       elements.append(
         .text(
-          Self.run(
+          placedRun(
             title, lines: 0..<title.lines.count, x: contentRect.minX + indent, top: cursor, role: role,
             blockIndex: blockIndex)))
       elements.append(
         .text(
-          Self.run(
+          placedRun(
             number, lines: 0..<number.lines.count, x: contentRect.maxX - numberWidth, top: cursor, role: role,
             blockIndex: blockIndex)))
       if let place {
@@ -367,14 +392,19 @@ struct ReportPaginator {
       try TextLayout(
         .plain(table.columns[column]), style: headerStyles[column], width: textWidth(column), limits: limits)
     }
+    // Cells of a column with the same text share one layout (a column of regions or dates
+    // repeats a few values over thousands of rows): Pango lays each distinct text out once.
+    var distinct = Array(repeating: [String: TextLayout](), count: columns)
     let rows = try table.rows.enumerated().map { rowIndex, cells in
       guard cells.count <= columns else {
         throw ReportError.tooManyCells(block: blockIndex, row: rowIndex, cells: cells.count, columns: columns)
       }
       return try (0..<columns).map { column in
-        try TextLayout(
-          .plain(column < cells.count ? formatters[column](cells[column]) : ""), style: cellStyles[column],
-          width: textWidth(column), limits: limits)
+        let text = column < cells.count ? formatters[column](cells[column]) : ""
+        if let shared = distinct[column][text] { return shared }
+        let layout = try TextLayout(.plain(text), style: cellStyles[column], width: textWidth(column), limits: limits)
+        distinct[column][text] = layout
+        return layout
       }
     }
     let headerHeight = (header.map(\.size.height).max() ?? 0) + 2 * padding
@@ -479,7 +509,7 @@ struct ReportPaginator {
     var runs: [ReportTextRun] = []
     var textHeight = 0.0
     for (column, layout) in row.enumerated() where ends[column] > starts[column] {
-      let run = Self.run(
+      let run = placedRun(
         layout, lines: starts[column]..<ends[column],
         x: cells.columnX[column] + padding - cells.shifts[rowIndex][column],
         top: top + padding, role: .tableCell(row: rowIndex, column: column), blockIndex: blockIndex)
@@ -510,7 +540,7 @@ struct ReportPaginator {
     for (column, layout) in cells.header.enumerated() {
       elements.append(
         .text(
-          Self.run(
+          placedRun(
             layout, lines: 0..<layout.lines.count, x: cells.columnX[column] + padding,
             top: top + padding, role: .tableHeader(column: column), blockIndex: blockIndex)))
     }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The text layouts one pagination made, kept on its thread for the first PDF or SVG drawn there.
+///
+/// Drawing lays each text run out again: layouts belong to their thread's Pango context and are not
+/// `Sendable`, so ``ReportLayout`` cannot carry them. But when the output is written on the thread
+/// that paginated — `try ReportLayout(report).pdfData()`, as `layerbench report` does — the layouts
+/// pagination made at scale 1 are exactly the ones drawing needs: pagination leaves them here and
+/// that output takes them, so each text is laid out once instead of twice (half the instructions
+/// of a 2,000-row table's PDF went to laying its cells out a second time).
+///
+/// Per thread, only the latest pagination's layouts are kept, until an output of it takes them,
+/// the thread paginates again or it exits: they never leave their thread. An output on another
+/// thread, at another scale, or a second output of the same layout lays its texts out as before.
+final class ReportPreparedLayouts {
+  /// Names one pagination. Every token equals every other: a ``ReportLayout``'s value is its pages,
+  /// not which pagination made them.
+  final class Token: Sendable, Hashable {
+    init() {}
+    static func == (lhs: Token, rhs: Token) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+  }
+
+  /// The pagination the layouts belong to; nil once every copy of its ``ReportLayout`` is gone.
+  private weak var token: Token?
+  private let layouts: [ReportRunLayouts.Key: TextLayout]
+
+  private init(token: Token, layouts: [ReportRunLayouts.Key: TextLayout]) {
+    self.token = token
+    self.layouts = layouts
+  }
+
+  /// Where a thread keeps its entry: its Foundation thread dictionary, released with the thread,
+  /// on that thread.
+  private static let threadKey = "AsyncLayer.ReportPreparedLayouts"
+
+  /// Keeps `layouts` on this thread for an output of the pagination `token` names, in place of
+  /// whatever an earlier pagination on this thread left.
+  static func keep(_ layouts: [ReportRunLayouts.Key: TextLayout], for token: Token) {
+    Thread.current.threadDictionary[threadKey] =
+      layouts.isEmpty ? nil : ReportPreparedLayouts(token: token, layouts: layouts)
+  }
+
+  /// The layouts the pagination `token` names left on this thread (and forgets them), or none.
+  static func take(for token: Token) -> [ReportRunLayouts.Key: TextLayout] {
+    let dictionary = Thread.current.threadDictionary
+    guard let kept = dictionary[threadKey] as? ReportPreparedLayouts, kept.token === token else { return [:] }
+    dictionary.removeObject(forKey: threadKey)
+    return kept.layouts
+  }
+}
