@@ -110,6 +110,18 @@ import Testing
     #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
   }
 
+  /// Deep nesting is described without descending into it, and nesting deeper than the JSON
+  /// parser takes is reported, not a crash.
+  @Test func deeplyNestedValuesAreReported() {
+    let nested = String(repeating: "[", count: 400) + String(repeating: "]", count: 400)
+    let error = Self.error(decoding: #"{"title": \#(nested), "content": []}"#)
+    #expect(error?.description == "spec.title: expected a string, found an array")
+    let tooDeep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    let deepError = Self.error(decoding: #"{"title": \#(tooDeep), "content": []}"#)
+    #expect(deepError?.path == "spec")
+    #expect(deepError?.message.hasPrefix("cannot read this value") == true, "got: \(String(describing: deepError))")
+  }
+
   @Test func missingImageFileIsNamedWithItsPath() throws {
     let spec = try ReportSpec(
       jsonData: Data(#"{"content": [{"paragraph": "a"}, {"image": "nope/chart.png"}]}"#.utf8),

@@ -28,11 +28,11 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
   init(_ error: DecodingError, json: Data) {
     switch error {
     case .typeMismatch(let type, let context):
-      let found = Self.value(at: context.codingPath, in: json).map { ", found \($0.kind)" } ?? ""
+      let found = SpecJSONProbe.kind(at: context.codingPath, in: json).map { ", found \($0)" } ?? ""
       self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type))\(found)")
     case .valueNotFound(let type, let context):
       // A null where a value is required; nothing at all when a list ended early.
-      let found = Self.value(at: context.codingPath, in: json) == nil ? "found nothing" : "found null"
+      let found = SpecJSONProbe.kind(at: context.codingPath, in: json) == nil ? "found nothing" : "found null"
       self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type)), \(found)")
     case .keyNotFound(let key, let context):
       self.init(path: Self.path(context.codingPath + [key]), message: "missing (required)")
@@ -50,11 +50,6 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
     @unknown default:
       self.init(path: "spec", message: "\(error)")
     }
-  }
-
-  /// What `json` holds at `codingPath`, when it decodes as plain JSON.
-  private static func value(at codingPath: [any CodingKey], in json: Data) -> SpecJSONValue? {
-    (try? JSONDecoder().decode(SpecJSONValue.self, from: json))?.value(at: codingPath)
   }
 
   /// `spec.content[3].table`: keys joined with dots, array indices in brackets.
