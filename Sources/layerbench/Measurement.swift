@@ -1,3 +1,4 @@
+import AsyncLayer
 import Foundation
 import Synchronization
 
@@ -8,21 +9,12 @@ func processCPUTime() -> Duration {
   return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
 }
 
-private let threadNumberKey: pthread_key_t = {
-  var key = pthread_key_t()
-  pthread_key_create(&key, nil)
-  return key
-}()
 private let nextThreadNumber = Atomic<Int>(1)
+private let threadNumbers = ThreadLocal { nextThreadNumber.add(1, ordering: .relaxed).oldValue }
 
 /// A number unique to the calling thread for the life of the process (pthread ids are recycled as
 /// soon as a thread exits, which would undercount thread-per-task).
-func currentThreadNumber() -> Int {
-  if let stored = pthread_getspecific(threadNumberKey) { return Int(bitPattern: stored) }
-  let number = nextThreadNumber.add(1, ordering: .relaxed).oldValue
-  pthread_setspecific(threadNumberKey, UnsafeRawPointer(bitPattern: number))
-  return number
-}
+func currentThreadNumber() -> Int { threadNumbers.value }
 
 extension Duration {
   /// Milliseconds as a Double.

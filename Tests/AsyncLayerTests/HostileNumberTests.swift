@@ -144,9 +144,11 @@ struct HostileNumberTests {
       try long.jpegData()
     }
     #expect(throws: RenderError.self) { try long.cairoPNGData() }
-    // Drawing it is a no-op rather than a trap.
-    _ = try? ImageRenderer(size: Size(width: 4, height: 4)).render {
-      $0.draw(long, in: Rect(x: 0, y: 0, width: 4, height: 4))
+    // Drawing it fails the render with the reason rather than trapping (or drawing nothing).
+    #expect(throws: RenderError.surfaceTooLarge(pixelWidth: 70_000, pixelHeight: 1, limit: 32767)) {
+      try ImageRenderer(size: Size(width: 4, height: 4)).render {
+        $0.draw(long, in: Rect(x: 0, y: 0, width: 4, height: 4))
+      }
     }
   }
 

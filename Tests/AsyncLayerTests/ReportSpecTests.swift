@@ -46,13 +46,80 @@ import Testing
     (#"{"content": [{"heading": "x", "level": 9}]}"#, "spec.content[0].level: expected a level from 1 to 6"),
     (#"{"content": [{"pageBreak": false}]}"#, "spec.content[0].pageBreak: expected true"),
     (#"{"content": [{"paragraph": null}]}"#, "spec.content[0].paragraph: expected a string, found null"),
-    (#"{"content": ["#, "spec: not valid JSON: Unexpected end of file"),
-    ("{\n  \"content\": [1 2]\n}", "spec: not valid JSON: Invalid value at line 2, column 17"),
+    (#"{"content": ["#, "spec: not valid JSON at line 1, column 14: the text ends early; expected a value"),
+    ("{\n  \"content\": [1 2]\n}", "spec: not valid JSON at line 2, column 17: expected ',' or ']'"),
     (#"{"content": {}}"#, "spec.content: expected an array, found an object"),
   ])
   func badSpecNamesTheJSONPath(json: String, expected: String) {
     let error = Self.error(decoding: json)
     #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
+  }
+
+  /// Each `DecodingError` case Foundation throws becomes the path in the spec and what was
+  /// expected there, read from the error's structure and the JSON itself.
+  @Test(arguments: [
+    // typeMismatch: the found value is described from the JSON at the path.
+    (#"{"title": true, "content": []}"#, "spec.title: expected a string, found true or false"),
+    (#"{"title": [1], "content": []}"#, "spec.title: expected a string, found an array"),
+    (#"{"title": {"a": 1}, "content": []}"#, "spec.title: expected a string, found an object"),
+    (#"{"pageNumbers": "yes", "content": []}"#, "spec.pageNumbers: expected true or false, found a string"),
+    (#"{"fontSize": "9", "content": []}"#, "spec.fontSize: expected a number, found a string"),
+    (#"{"content": [{"heading": "H", "level": "2"}]}"#, "spec.content[0].level: expected a number, found a string"),
+    (#"{"content": "none"}"#, "spec.content: expected an array, found a string"),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "rows": {"x": 1}}}]}"#,
+      "spec.content[0].table.rows: expected an array, found an object"
+    ),
+    // valueNotFound: a null where a value is required.
+    (#"{"content": [{"spans": [{"text": null}]}]}"#, "spec.content[0].spans[0].text: expected a string, found null"),
+    (#"{"fonts": [null], "content": []}"#, "spec.fonts[0]: expected a string, found null"),
+    // keyNotFound: the missing key is part of the path.
+    (#"{"content": [{"table": {"columns": ["A"]}}]}"#, "spec.content[0].table.rows: missing (required)"),
+    (#"{"content": [{"spans": [{"bold": true}]}]}"#, "spec.content[0].spans[0].text: missing (required)"),
+    // dataCorrupted: syntax errors point at the line and column, in characters.
+    (#"{"title": "ü", "content": [}"#, "spec: not valid JSON at line 1, column 28: expected a value"),
+    (#"{"content": [], 3}"#, "spec: not valid JSON at line 1, column 17: expected a key in double quotes"),
+    // A trailing comma (which JSONDecoder accepts) is not blamed for the error after it.
+    (#"{"fonts": ["a",], "content": [1 2]}"#, "spec: not valid JSON at line 1, column 33: expected ',' or ']'"),
+    (#"{"content" []}"#, "spec: not valid JSON at line 1, column 12: expected ':' after the key"),
+    (#"{"content": []} x"#, "spec: not valid JSON at line 1, column 17: unexpected text after the end"),
+    (#"{"title": "a\qb", "content": []}"#, "spec: not valid JSON at line 1, column 13: invalid escape"),
+    (#"{"title": "open, "content": []}"#, "spec: not valid JSON at line 1, column 19: expected ',' or '}'"),
+    (#"{"fontSize": 01, "content": []}"#, "spec: not valid JSON at line 1, column 15: expected ',' or '}'"),
+    (#"{"fontSize": -, "content": []}"#, "spec: not valid JSON at line 1, column 14: invalid number"),
+    ("{\"title\": \"a\nb\", \"content\": []}", "spec: not valid JSON at line 1, column 13: a control character"),
+    (#"{"content": [], "title": "never ends}"#, "spec: not valid JSON at line 1, column 26: a string that never ends"),
+    ("", "spec: not valid JSON at line 1, column 1: the text ends early"),
+    // dataCorrupted from the spec's own checks keeps their message, and whole numbers are checked
+    // here rather than by Foundation (which calls 2.5 for an Int invalid JSON, with no path).
+    (#"{"content": [{"heading": "H", "level": 2.5}]}"#, "spec.content[0].level: expected a whole number (got 2.5)"),
+    (
+      #"{"content": [{"heading": "H", "level": 1e300}]}"#, "spec.content[0].level: expected a whole number (got 1e+300)"
+    ),
+    (
+      #"{"content": [{"spans": [{"text": "a", "weight": 1.5}]}]}"#,
+      "spec.content[0].spans[0].weight: expected a whole number (got 1.5)"
+    ),
+    (
+      #"{"content": [{"table": {"columns": ["A"], "rows": [], "formats": [{"format": "number", "decimals": -0.5}]}}]}"#,
+      "spec.content[0].table.formats[0].decimals: expected a whole number (got -0.5)"
+    ),
+  ])
+  func decodingErrorCasesNameThePathAndWhatWasExpected(json: String, expected: String) {
+    let error = Self.error(decoding: json)
+    #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
+  }
+
+  /// Deep nesting is described without descending into it, and nesting deeper than the JSON
+  /// parser takes is reported, not a crash.
+  @Test func deeplyNestedValuesAreReported() {
+    let nested = String(repeating: "[", count: 400) + String(repeating: "]", count: 400)
+    let error = Self.error(decoding: #"{"title": \#(nested), "content": []}"#)
+    #expect(error?.description == "spec.title: expected a string, found an array")
+    let tooDeep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    let deepError = Self.error(decoding: #"{"title": \#(tooDeep), "content": []}"#)
+    #expect(deepError?.path == "spec")
+    #expect(deepError?.message.hasPrefix("cannot read this value") == true, "got: \(String(describing: deepError))")
   }
 
   @Test func missingImageFileIsNamedWithItsPath() throws {

@@ -48,7 +48,7 @@ public enum ImageDecoder {
       decoded = try decodeJPEG(data, targetPixelSize: targetPixelSize, maximumPixelCount: maximumPixelCount)
     }
     guard let target = targetPixelSize else { return decoded }
-    return try downscale(decoded, toFit: target, format: format)
+    return try downscale(decoded, toFit: target)
   }
 
   private static func hex(_ byte: UInt8) -> String {
@@ -111,7 +111,7 @@ public enum ImageDecoder {
 
   /// Scales `image` down with cairo's GOOD filter (a box filter when shrinking) to fit `target`.
   static func downscale(
-    _ image: RenderedImage, toFit target: PixelSize, format: ImageFormat
+    _ image: RenderedImage, toFit target: PixelSize
   ) throws(ImageDecodingError) -> RenderedImage {
     let source = PixelSize(width: image.pixelWidth, height: image.pixelHeight)
     let fitted = target.aspectFit(source)
@@ -122,7 +122,7 @@ public enum ImageDecoder {
         context.draw(image, in: Rect(x: 0, y: 0, width: Double(fitted.width), height: Double(fitted.height)))
       }
     } catch {
-      throw .corrupt(format: format, reason: "cannot scale to \(fitted): \(error)")
+      throw .scalingFailed(target: fitted, reason: "\(error)")
     }
   }
 }

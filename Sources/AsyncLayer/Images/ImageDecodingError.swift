@@ -21,6 +21,10 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
   case tooManyPixels(pixelWidth: Int, pixelHeight: Int, limit: Int)
   /// The requested target size is zero or negative.
   case invalidTargetSize(PixelSize)
+  /// The codec for `format` could not start (out of memory); `reason` is the codec's message.
+  case decoderUnavailable(format: ImageFormat, reason: String)
+  /// The decoded image could not be scaled down to `target` (out of memory); `reason` says why.
+  case scalingFailed(target: PixelSize, reason: String)
 
   public var description: String {
     switch self {
@@ -38,6 +42,10 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         + "exceeds the decoder limit of \(limit) pixels"
     case .invalidTargetSize(let size):
       return "target size \(size) must be positive"
+    case .decoderUnavailable(let format, let reason):
+      return "the \(format) decoder could not start: \(reason)"
+    case .scalingFailed(let target, let reason):
+      return "cannot scale the image down to \(target): \(reason)"
     }
   }
 }

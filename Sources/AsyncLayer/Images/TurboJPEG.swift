@@ -20,7 +20,7 @@ final class TurboJPEGDecompressor {
 
   init() throws(ImageDecodingError) {
     guard let handle = tjInitDecompress() else {
-      throw .corrupt(format: .jpeg, reason: "tjInitDecompress failed: \(String(cString: tjGetErrorStr2(nil)))")
+      throw .decoderUnavailable(format: .jpeg, reason: String(cString: tjGetErrorStr2(nil)))
     }
     self.handle = handle
   }
@@ -47,7 +47,10 @@ final class TurboJPEGDecompressor {
         handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
         &width, &height, &subsampling, &colorspace)
     }
-    guard status == 0, width > 0, height > 0 else { throw .corrupt(format: .jpeg, reason: lastError) }
+    guard status == 0 else { throw .corrupt(format: .jpeg, reason: lastError) }
+    guard width > 0, height > 0 else {
+      throw .corrupt(format: .jpeg, reason: "the header announces \(width)×\(height) pixels")
+    }
     let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
     return Header(size: PixelSize(width: Int(width), height: Int(height)), isCMYK: isCMYK)
   }
@@ -162,7 +165,7 @@ final class TurboJPEGCompressor {
 
   init() throws(RenderError) {
     guard let handle = tjInitCompress() else {
-      throw .cairo(operation: "tjInitCompress", status: String(cString: tjGetErrorStr2(nil)))
+      throw .encodeFailed("libjpeg-turbo could not start a JPEG compressor: \(String(cString: tjGetErrorStr2(nil)))")
     }
     self.handle = handle
   }
@@ -180,8 +183,10 @@ final class TurboJPEGCompressor {
         &output, &length, Int32(TJSAMP_444.rawValue), Int32(quality), 0)
     }
     defer { if let output { tjFree(output) } }
-    guard status == 0, let output else {
-      throw .cairo(operation: "JPEG encode", status: String(cString: tjGetErrorStr2(handle)))
+    guard status == 0, let output, length > 0 else {
+      throw .encodeFailed(
+        "libjpeg-turbo could not encode \(image.pixelWidth)×\(image.pixelHeight) pixels as JPEG: "
+          + String(cString: tjGetErrorStr2(handle)))
     }
     return Data(bytes: output, count: Int(length))
   }

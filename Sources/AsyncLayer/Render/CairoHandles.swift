@@ -6,9 +6,9 @@ internal import CCairo
 
 /// Turns a cairo status into a typed error.
 @inline(__always)
-func checkCairo(_ status: cairo_status_t, _ operation: String) throws {
+func checkCairo(_ status: cairo_status_t, _ operation: String) throws(RenderError) {
   guard status == CAIRO_STATUS_SUCCESS else {
-    throw RenderError.cairo(operation: operation, status: String(cString: cairo_status_to_string(status)))
+    throw .cairo(operation: operation, status: String(cString: cairo_status_to_string(status)))
   }
 }
 
@@ -18,17 +18,17 @@ final class CairoSurface {
 
   /// Takes ownership of `raw` (a reference the caller was given by a `create` call), checking its
   /// status: cairo never returns NULL, it returns an "error surface" that carries the status.
-  init(taking raw: OpaquePointer, operation: String) throws {
+  init(taking raw: OpaquePointer, operation: String) throws(RenderError) {
     self.raw = raw
     try checkCairo(cairo_surface_status(raw), operation)
   }
 
   /// A new ARGB32 image surface, cleared to transparent.
-  static func image(pixelWidth: Int, pixelHeight: Int) throws -> CairoSurface {
+  static func image(pixelWidth: Int, pixelHeight: Int) throws(RenderError) -> CairoSurface {
     // A RenderedImage may be built with any dimensions; cairo takes 32-bit ones up to 32767.
     let limit = ImageRenderer.maximumPixelsPerSide
     guard (0...limit).contains(pixelWidth), (0...limit).contains(pixelHeight) else {
-      throw RenderError.surfaceTooLarge(pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: limit)
+      throw .surfaceTooLarge(pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: limit)
     }
     return try CairoSurface(
       taking: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight)),
@@ -56,8 +56,19 @@ final class CairoContext {
     try checkCairo(cairo_status(raw), "cairo_create")
   }
 
-  /// The context's status: cairo records the first error and ignores later calls.
+  /// The first failure of a drawing call that cannot throw (see ``record(_:)``).
+  private(set) var recordedFailure: RenderError?
+
+  /// Keeps the first failure of a drawing call that cannot throw, as cairo keeps its first error
+  /// status: ``check(_:)`` throws it once the drawing is done.
+  func record(_ failure: RenderError) {
+    if recordedFailure == nil { recordedFailure = failure }
+  }
+
+  /// The context's status: cairo records the first error and ignores later calls. A failure
+  /// ``record(_:)`` kept comes first.
   func check(_ operation: String) throws {
+    if let recordedFailure { throw recordedFailure }
     try checkCairo(cairo_status(raw), operation)
   }
 

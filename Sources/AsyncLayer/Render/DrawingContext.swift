@@ -193,32 +193,46 @@ public final class DrawingContext {
   // MARK: Images
 
   /// Draws an image scaled to fill `rect` (bilinear filtering).
+  ///
+  /// An image cairo cannot take as a source (wider or taller than
+  /// ``ImageRenderer/maximumPixelsPerSide``, or no memory for its copy) draws nothing here, and
+  /// the render, PDF or SVG page it belongs to then throws that ``RenderError``: the failure is
+  /// recorded the way cairo records its own, so that a page never comes out silently blank.
   public func draw(_ image: RenderedImage, in rect: Rect) {
     guard image.pixelWidth > 0, image.pixelHeight > 0, !rect.size.isEmpty else { return }
-    image.withCairoSurface { source in
-      cairo_save(cr)
-      cairo_rectangle(cr, rect.minX, rect.minY, rect.width, rect.height)
-      cairo_clip(cr)
-      cairo_translate(cr, rect.minX, rect.minY)
-      cairo_scale(cr, rect.width / Double(image.pixelWidth), rect.height / Double(image.pixelHeight))
-      cairo_set_source_surface(cr, source, 0, 0)
-      cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-      cairo_paint(cr)
-      cairo_restore(cr)
+    let source: CairoSurface
+    do {
+      source = try image.makeCairoSurface()
+    } catch {
+      cairo.record(error)
+      return
     }
+    cairo_save(cr)
+    cairo_rectangle(cr, rect.minX, rect.minY, rect.width, rect.height)
+    cairo_clip(cr)
+    cairo_translate(cr, rect.minX, rect.minY)
+    cairo_scale(cr, rect.width / Double(image.pixelWidth), rect.height / Double(image.pixelHeight))
+    cairo_set_source_surface(cr, source.raw, 0, 0)
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+    cairo_paint(cr)
+    cairo_restore(cr)
   }
 }
 
 extension RenderedImage {
-  /// Lends the pixels to cairo as a source surface for the duration of `body`.
+  /// A copy of the pixels as a cairo image surface, to lend to cairo as a source.
   ///
   /// The surface is a copy owned by cairo: vector targets (PDF, SVG) keep a reference to their
   /// sources past the call, so lending the array's own storage would leave them a dangling pointer.
-  func withCairoSurface<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R? {
-    guard let surface = try? CairoSurface.image(pixelWidth: pixelWidth, pixelHeight: pixelHeight) else { return nil }
+  /// - Throws: ``RenderError/surfaceTooLarge(pixelWidth:pixelHeight:limit:)`` past cairo's side
+  ///   limit, ``RenderError/cairo(operation:status:)`` when cairo cannot allocate it.
+  func makeCairoSurface() throws(RenderError) -> CairoSurface {
+    let surface = try CairoSurface.image(pixelWidth: pixelWidth, pixelHeight: pixelHeight)
     cairo_surface_flush(surface.raw)
     let stride = Int(cairo_image_surface_get_stride(surface.raw))
-    let destination = cairo_image_surface_get_data(surface.raw)!
+    guard let destination = cairo_image_surface_get_data(surface.raw) else {
+      throw .cairo(operation: "cairo_image_surface_get_data", status: "the surface has no pixel data")
+    }
     pixels.withUnsafeBytes { source in
       for row in 0..<pixelHeight {
         (destination + row * stride).update(
@@ -227,6 +241,6 @@ extension RenderedImage {
       }
     }
     cairo_surface_mark_dirty(surface.raw)
-    return try body(surface.raw)
+    return surface
   }
 }

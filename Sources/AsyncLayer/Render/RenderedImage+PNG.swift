@@ -74,29 +74,30 @@ extension RenderedImage {
     self.init(pixelWidth: width, pixelHeight: height, scale: scale, pixels: pixels)
   }
 
-  /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow).
-  public func cairoPNGData() throws -> Data {
+  /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow): the
+  /// benchmarks' reference for ``pngData()``.
+  package func cairoPNGData() throws -> Data {
     var output = Data()
     guard pixelWidth <= ImageRenderer.maximumPixelsPerSide, pixelHeight <= ImageRenderer.maximumPixelsPerSide else {
       throw RenderError.surfaceTooLarge(
         pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: ImageRenderer.maximumPixelsPerSide)
     }
-    try withCairoSurface { surface in
-      let status = withUnsafeMutablePointer(to: &output) { pointer in
-        cairo_surface_write_to_png_stream(
-          surface,
-          { closure, bytes, length in
-            closure!.assumingMemoryBound(to: Data.self).pointee.append(bytes!, count: Int(length))
-            return CAIRO_STATUS_SUCCESS
-          }, pointer)
-      }
-      try checkCairo(status, "PNG encode")
+    let surface = try makeCairoSurface()
+    let status = withUnsafeMutablePointer(to: &output) { pointer in
+      cairo_surface_write_to_png_stream(
+        surface.raw,
+        { closure, bytes, length in
+          closure!.assumingMemoryBound(to: Data.self).pointee.append(bytes!, count: Int(length))
+          return CAIRO_STATUS_SUCCESS
+        }, pointer)
     }
+    try checkCairo(status, "PNG encode")
+    guard !output.isEmpty else { throw RenderError.encodeFailed("cairo wrote no PNG bytes") }
     return output
   }
 
   /// Encodes the image as PNG with ``PNGEncoder``'s defaults (libdeflate, level 1): many times
-  /// faster than ``cairoPNGData()``, and decodes to the same pixels.
+  /// faster than cairo's own PNG writer, and decodes to the same pixels.
   public func pngData() throws -> Data {
     try PNGEncoder().encode(self)
   }
@@ -116,18 +117,5 @@ extension RenderedImage {
     } catch {
       throw RenderError.io(path: path, reason: "cannot write: \((error as NSError).localizedDescription)")
     }
-  }
-}
-
-/// Feeds bytes to cairo's PNG reader.
-private struct PNGByteReader {
-  let data: Data
-  var offset = 0
-
-  mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-    guard count <= data.count - offset else { return false }
-    data.copyBytes(to: buffer, from: data.startIndex + offset..<data.startIndex + offset + count)
-    offset += count
-    return true
   }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The text layouts one pagination made, kept on its thread for the first PDF or SVG drawn there.
 ///
 /// Drawing lays each text run out again: layouts belong to their thread's Pango context and are not
@@ -30,22 +28,23 @@ final class ReportPreparedLayouts {
     self.layouts = layouts
   }
 
-  /// Where a thread keeps its entry: its Foundation thread dictionary, released with the thread,
-  /// on that thread.
-  private static let threadKey = "AsyncLayer.ReportPreparedLayouts"
+  /// A thread's entry, released with the thread, on that thread.
+  private final class Slot {
+    var kept: ReportPreparedLayouts?
+  }
+  private static let slot = ThreadLocal<Slot> { Slot() }
 
   /// Keeps `layouts` on this thread for an output of the pagination `token` names, in place of
   /// whatever an earlier pagination on this thread left.
   static func keep(_ layouts: [ReportRunLayouts.Key: TextLayout], for token: Token) {
-    Thread.current.threadDictionary[threadKey] =
-      layouts.isEmpty ? nil : ReportPreparedLayouts(token: token, layouts: layouts)
+    slot.value.kept = layouts.isEmpty ? nil : ReportPreparedLayouts(token: token, layouts: layouts)
   }
 
   /// The layouts the pagination `token` names left on this thread (and forgets them), or none.
   static func take(for token: Token) -> [ReportRunLayouts.Key: TextLayout] {
-    let dictionary = Thread.current.threadDictionary
-    guard let kept = dictionary[threadKey] as? ReportPreparedLayouts, kept.token === token else { return [:] }
-    dictionary.removeObject(forKey: threadKey)
+    let slot = slot.value
+    guard let kept = slot.kept, kept.token === token else { return [:] }
+    slot.kept = nil
     return kept.layouts
   }
 }

@@ -23,18 +23,30 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
 
   public var description: String { "\(path): \(message)" }
 
-  /// Maps a decoding error of `json` to its JSON path and a short message.
+  /// Maps a decoding error of `json` to its JSON path and a short message, from the error's case
+  /// and coding path (never from Foundation's message text) and the value found at that path.
   init(_ error: DecodingError, json: Data) {
     switch error {
     case .typeMismatch(let type, let context):
-      self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type))" + Self.found(context))
+      let found = SpecJSONProbe.kind(at: context.codingPath, in: json).map { ", found \($0)" } ?? ""
+      self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type))\(found)")
     case .valueNotFound(let type, let context):
-      self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type)), found null")
+      // A null where a value is required; nothing at all when a list ended early.
+      let found = SpecJSONProbe.kind(at: context.codingPath, in: json) == nil ? "found nothing" : "found null"
+      self.init(path: Self.path(context.codingPath), message: "expected \(Self.describe(type)), \(found)")
     case .keyNotFound(let key, let context):
       self.init(path: Self.path(context.codingPath + [key]), message: "missing (required)")
     case .dataCorrupted(let context):
-      let message = context.codingPath.isEmpty ? Self.syntaxError(in: json) : context.debugDescription
-      self.init(path: Self.path(context.codingPath), message: message)
+      if let specError = context.underlyingError as? ReportSpecError {
+        // A value that decoded but makes no sense, reported by the spec's own decoding.
+        self = specError
+      } else if context.codingPath.isEmpty, let failure = JSONSyntaxCheck.firstFailure(in: json) {
+        self.init(
+          path: "spec", message: "not valid JSON at line \(failure.line), column \(failure.column): \(failure.problem)")
+      } else {
+        // Valid JSON that Foundation cannot represent (a number beyond Double, nesting too deep).
+        self.init(path: Self.path(context.codingPath), message: "cannot read this value: \(context.debugDescription)")
+      }
     @unknown default:
       self.init(path: "spec", message: "\(error)")
     }
@@ -55,48 +67,20 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
     switch type {
     case is String.Type: return "a string"
     case is Bool.Type: return "true or false"
-    case is any BinaryInteger.Type: return "an integer"
+    case is any BinaryInteger.Type: return "a whole number"
     case is any BinaryFloatingPoint.Type: return "a number"
+    case is any SpecJSONArray.Type: return "an array"
+    case is any SpecJSONObject.Type: return "an object"
     default:
       let name = String(describing: type)
-      if name.hasPrefix("Array") || name.hasPrefix("[") && !name.contains(":") { return "an array" }
-      if name.hasPrefix("Dictionary") || name.hasPrefix("[") { return "an object" }
       return "a value of type \(name)"
     }
   }
-
-  /// JSONDecoder says only "not valid JSON"; JSONSerialization says where ("around character 16"),
-  /// which becomes a line and column.
-  private static func syntaxError(in json: Data) -> String {
-    do {
-      _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
-      return "not valid JSON"
-    } catch {
-      var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-      // "Invalid value around character 18." (a 0-based offset) → "Invalid value at line 2, column 17".
-      if let range = detail.range(of: " around character "),
-        let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }), offset <= json.count
-      {
-        let before = json.prefix(offset)
-        let line = before.filter { $0 == 0x0a }.count + 1
-        let column = offset - (before.lastIndex(of: 0x0a).map { $0 - json.startIndex + 1 } ?? 0) + 1
-        detail = detail[..<range.lowerBound] + " at line \(line), column \(column)"
-      }
-      return "not valid JSON: \(detail)"
-    }
-  }
-
-  /// ", found a number" from Foundation's "Expected to decode String but found a number instead."
-  private static func found(_ context: DecodingError.Context) -> String {
-    guard let range = context.debugDescription.range(of: "but found ") else { return "" }
-    var rest = context.debugDescription[range.upperBound...]
-    if rest.hasSuffix(" instead.") { rest = rest.dropLast(" instead.".count) }
-    switch rest {
-    case "": return ""
-    case "dictionary", "a dictionary": return ", found an object"
-    case "bool": return ", found true or false"
-    case "number", "string", "array": return ", found \(rest.first == "a" ? "an" : "a") \(rest)"
-    default: return ", found \(rest)"
-    }
-  }
 }
+
+/// Arrays, told apart from other types by conformance rather than by name.
+private protocol SpecJSONArray {}
+extension Array: SpecJSONArray {}
+/// Dictionaries (JSON objects), told apart by conformance.
+private protocol SpecJSONObject {}
+extension Dictionary: SpecJSONObject {}

@@ -1,63 +1,5 @@
 internal import CCairo
 
-/// What the compositor keeps of a glyph.
-struct GlyphInfo {
-  /// The glyph's ink box in device space relative to its origin, in 24.8 fixed point, as cairo's
-  /// `scaled_glyph->bbox`.
-  var box: (x1: Int32, y1: Int32, x2: Int32, y2: Int32)
-  /// The glyph's alpha image in the pixman cache; nil for a glyph without ink (a space) or in colour.
-  var image: UnsafeRawPointer?
-  /// A glyph cairo draws in its own colours (emoji), painted as an image rather than through the
-  /// source colour.
-  var color: ColorGlyph?
-}
-
-/// A colour glyph's premultiplied ARGB image, as cairo paints it: `composite_one_color_glyph` puts
-/// the glyph's colour surface at the rounded glyph position, with the OVER operator, inside the clip.
-struct ColorGlyph {
-  /// A pixman image owned by the font's ``GlyphCacheGeneration``.
-  var image: OpaquePointer
-  /// The image's top-left corner relative to the glyph's rounded position, in device pixels.
-  var offsetX: Int32
-  var offsetY: Int32
-  var width: Int32
-  var height: Int32
-}
-
-/// The glyphs one thread has seen of one scaled font, in pages of 128 by glyph index, so a lookup
-/// is two array reads. It retains the font: the font's address keys the pixman cache, and must not
-/// be reused by another font while glyphs are cached under it. It keeps its generation (whose
-/// cache holds its glyphs) alive as long as it lives.
-final class FontGlyphs {
-  let font: OpaquePointer
-  let generation: GlyphCacheGeneration
-  /// Whether the font's face has colour glyphs (FreeType's FT_FACE_FLAG_COLOR); read on the first
-  /// glyph rendered, under ``FontCacheLock``.
-  var hasColorGlyphs: Bool?
-  private var pages: [ContiguousArray<GlyphInfo?>?] = []
-
-  init(retaining font: OpaquePointer, in generation: GlyphCacheGeneration) {
-    self.font = cairo_scaled_font_reference(font)
-    self.generation = generation
-  }
-
-  deinit { cairo_scaled_font_destroy(font) }
-
-  subscript(index: UInt32) -> GlyphInfo? {
-    get {
-      let page = Int(index >> 7)
-      guard page < pages.count, let glyphs = pages[page] else { return nil }
-      return glyphs[Int(index & 127)]
-    }
-    set {
-      let page = Int(index >> 7)
-      if page >= pages.count { pages.append(contentsOf: repeatElement(nil, count: page + 1 - pages.count)) }
-      if pages[page] == nil { pages[page] = ContiguousArray(repeating: nil, count: 128) }
-      pages[page]![Int(index & 127)] = newValue
-    }
-  }
-}
-
 extension GlyphCompositor {
   /// This thread's glyphs of `font`; a font seen for the first time joins the newest generation
   /// (only a layout's start adds generations: pixman inserts into frozen caches only).
@@ -95,33 +37,6 @@ extension GlyphCompositor {
     glyphs[index] = rendered.info
     return rendered.info
   }
-}
-
-/// One glyph drawn by cairo on its own, at an integer device position: in red, the alpha is the
-/// mask cairo composites; a colour glyph comes out in its own colours whatever the source.
-struct RenderedGlyph {
-  struct Image {
-    var alpha: [UInt8]
-    var width: Int
-    var height: Int
-    var stride: Int
-    /// The glyph origin inside the image.
-    var originX: Int
-    var originY: Int
-  }
-
-  /// A colour glyph's pixels, premultiplied ARGB, cropped to its ink.
-  struct ColorImage {
-    var pixels: [UInt32]
-    var width: Int
-    var height: Int
-    var originX: Int
-    var originY: Int
-  }
-
-  var info: GlyphInfo
-  var image: Image?
-  var color: ColorImage?
 }
 
 extension GlyphCompositor {

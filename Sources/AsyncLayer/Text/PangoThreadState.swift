@@ -119,22 +119,8 @@ final class PangoThreadState {
   }
 
   /// This thread's state, created on first use and released when the thread exits.
-  static var current: PangoThreadState {
-    if let existing = pthread_getspecific(threadKey) {
-      return Unmanaged<PangoThreadState>.fromOpaque(existing).takeUnretainedValue()
-    }
-    let state = PangoThreadState()
-    pthread_setspecific(threadKey, Unmanaged.passRetained(state).toOpaque())
-    return state
-  }
+  @available(*, noasync, message: "a task may resume on another thread; read it in synchronous code")
+  static var current: PangoThreadState { perThread.value }
 
-  private static let threadKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key) { pointer in
-      guard let pointer else { return }
-      Unmanaged<PangoThreadState>.fromOpaque(pointer).release()
-    }
-    precondition(status == 0, "pthread_key_create failed")
-    return key
-  }()
+  private static let perThread = ThreadLocal { PangoThreadState() }
 }
