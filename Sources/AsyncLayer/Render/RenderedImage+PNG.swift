@@ -75,7 +75,7 @@ extension RenderedImage {
   }
 
   /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow).
-  public func cairoPNGData() throws -> Data {
+  package func cairoPNGData() throws -> Data {
     var output = Data()
     guard pixelWidth <= ImageRenderer.maximumPixelsPerSide, pixelHeight <= ImageRenderer.maximumPixelsPerSide else {
       throw RenderError.surfaceTooLarge(
@@ -96,7 +96,7 @@ extension RenderedImage {
   }
 
   /// Encodes the image as PNG with ``PNGEncoder``'s defaults (libdeflate, level 1): many times
-  /// faster than ``cairoPNGData()``, and decodes to the same pixels.
+  /// faster than cairo's own PNG writer (libpng, zlib level 6), and decodes to the same pixels.
   public func pngData() throws -> Data {
     try PNGEncoder().encode(self)
   }

@@ -16,6 +16,7 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
   /// What is wrong there.
   public let message: String
 
+  /// An error at `path` (from `spec`) saying `message`.
   public init(path: String, message: String) {
     self.path = path
     self.message = message

@@ -19,18 +19,18 @@ typealias Mutex<Value: ~Copyable> = ThreadSanitizedMutex<Value>
 /// let counts = ThreadSanitizedMutex([String: Int]())
 /// counts.withLock { $0["draws", default: 0] += 1 }
 /// ```
-public struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
+package struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
   private let base: Synchronization.Mutex<Value>
   /// A stable address that names this lock to TSan.
   private let token = ThreadSanitizerToken()
 
   /// A mutex guarding `initialValue`.
-  public init(_ initialValue: consuming sending Value) {
+  package init(_ initialValue: consuming sending Value) {
     base = Synchronization.Mutex(initialValue)
   }
 
   /// Runs `body` with exclusive access to the value.
-  public borrowing func withLock<Result: ~Copyable, E: Error>(
+  package borrowing func withLock<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result {
     try base.withLock { (value: inout sending Value) throws(E) -> sending Result in

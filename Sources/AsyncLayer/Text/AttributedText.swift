@@ -94,8 +94,10 @@ public struct TextSpan: Sendable, Hashable {
   /// The span's UTF-8 byte range in ``AttributedText/string``; both ends must fall on character
   /// (Unicode scalar) boundaries.
   public var utf8Range: Range<Int>
+  /// What the span changes.
   public var attributes: TextAttributes
 
+  /// A span over the UTF-8 byte offsets `utf8Range` of the string.
   public init(utf8Range: Range<Int>, attributes: TextAttributes) {
     self.utf8Range = utf8Range
     self.attributes = attributes
