@@ -25,6 +25,10 @@ public struct Size: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A position in points.
+///
+/// ```swift
+/// let origin = Point(x: 8, y: 8)   // 8 pt right of and below the top-left corner
+/// ```
 public struct Point: Sendable, Hashable {
   /// The horizontal position, in points, growing to the right.
   public var x: Double
@@ -93,6 +97,11 @@ public struct Rect: Sendable, Hashable {
 }
 
 /// Space to keep clear on each side, in points.
+///
+/// ```swift
+/// let padding = EdgeInsets(top: 8, left: 12, bottom: 8, right: 12)
+/// let tile = TextTile(.plain("Hi"), width: 200, padding: EdgeInsets(all: 8))
+/// ```
 public struct EdgeInsets: Sendable, Hashable {
   /// Space above, in points.
   public var top: Double

@@ -58,6 +58,11 @@ public struct ReportLayout: Sendable, Hashable {
 }
 
 /// One page of a ``ReportLayout``.
+///
+/// ```swift
+/// let layout = try ReportLayout(report)
+/// for page in layout.pages { print("page \(page.number): \(page.elements.count) elements") }
+/// ```
 public struct ReportPage: Sendable, Hashable {
   /// The page number, from 1.
   public let number: Int

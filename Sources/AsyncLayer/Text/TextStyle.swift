@@ -158,6 +158,12 @@ public enum EllipsizeMode: String, Sendable, Hashable, CaseIterable {
 
 /// Text to lay out: plain, Pango markup (`<b>bold</b> and <span foreground="red">red</span>`), or
 /// an ``AttributedText`` with typed spans.
+///
+/// ```swift
+/// let plain = TextContent.plain("1 < 2")                 // drawn as written
+/// let markup = TextContent.markup("<b>Ada</b> replied")  // Pango markup
+/// let styled = TextContent.attributed(AttributedText("Hello", spans: []))
+/// ```
 public enum TextContent: Sendable, Hashable {
   /// Text drawn as it is.
   case plain(String)

@@ -86,6 +86,11 @@ public struct TextTile: Sendable, Hashable {
 }
 
 /// What rendering a ``TextTile`` produced.
+///
+/// ```swift
+/// let result = try TextTile(.plain(longText), style: style, width: 300, height: 60).render()
+/// if result.isEllipsized || result.linesDrawn < result.lineCount { showMoreButton() }
+/// ```
 public struct RenderedText: Sendable, Hashable {
   /// The drawn tile.
   public let image: RenderedImage
