@@ -21,6 +21,7 @@ public struct Size: Sendable, Hashable, CustomStringConvertible {
   /// True when either side is zero or negative: nothing can be drawn into it.
   public var isEmpty: Bool { !(width > 0 && height > 0) }
 
+  /// `width×height`, e.g. `375.0×120.0`.
   public var description: String { "\(width)×\(height)" }
 }
 

@@ -22,6 +22,7 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
   /// The requested target size is zero or negative.
   case invalidTargetSize(PixelSize)
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .empty:

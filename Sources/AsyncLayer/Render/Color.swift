@@ -81,6 +81,7 @@ extension Color {
   public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text that did not parse.
     public let input: String
+    /// Says what was not a colour and which forms are.
     public var description: String {
       "'\(input)' is not a colour: use #rgb, #rrggbb, #rrggbbaa or a name such as white, black, red, transparent"
     }

@@ -22,6 +22,7 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
     self.message = message
   }
 
+  /// The path and the message: `spec.content[0].paragraph: expected a string, found a number`.
   public var description: String { "\(path): \(message)" }
 
   /// Maps a decoding error of `json` to its JSON path and a short message.

@@ -74,19 +74,19 @@ public struct TextStyle: Sendable, Hashable {
 
 /// Font weights, on the CSS / Pango scale.
 public enum FontWeight: Int, Sendable, Hashable, CaseIterable {
-  /// 100.
+  /// Weight 100.
   case thin = 100
-  /// 300.
+  /// Weight 300.
   case light = 300
-  /// 400, the default.
+  /// Weight 400, the default.
   case regular = 400
-  /// 500.
+  /// Weight 500.
   case medium = 500
-  /// 600.
+  /// Weight 600.
   case semibold = 600
-  /// 700.
+  /// Weight 700.
   case bold = 700
-  /// 900.
+  /// Weight 900.
   case heavy = 900
 }
 
