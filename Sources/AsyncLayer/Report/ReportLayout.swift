@@ -79,6 +79,10 @@ public struct ReportPage: Sendable, Hashable {
 }
 
 /// Where a link on a page leads.
+///
+/// ```swift
+/// for case .link(let area, .url(let address)) in page.elements { print(address, "at", area) }
+/// ```
 public enum ReportLinkTarget: Sendable, Hashable {
   /// A web address (or any URI).
   case url(String)
@@ -87,6 +91,12 @@ public enum ReportLinkTarget: Sendable, Hashable {
 }
 
 /// One positioned thing on a page.
+///
+/// ```swift
+/// for case .text(let run) in layout.pages[0].elements {
+///   print(run.role, run.lines, run.frame)   // which lines of which block, and where
+/// }
+/// ```
 public enum ReportElement: Sendable, Hashable {
   /// A clickable area (PDF only; other outputs draw nothing for it).
   case link(Rect, target: ReportLinkTarget)

@@ -90,6 +90,12 @@ public struct AttributedText: Sendable, Hashable {
 }
 
 /// A range of an ``AttributedText`` and how it is styled.
+///
+/// ```swift
+/// let text = AttributedText("Hello world", spans: [
+///   TextSpan(utf8Range: 6..<11, attributes: TextAttributes(weight: .bold))   // "world"
+/// ])
+/// ```
 public struct TextSpan: Sendable, Hashable {
   /// The span's UTF-8 byte range in ``AttributedText/string``; both ends must fall on character
   /// (Unicode scalar) boundaries.
