@@ -14,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test test-tsan test-slurm build release deps samples lint format fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
+.PHONY: run test test-tsan test-slurm build release deps samples lint format docs fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
 
 # Installs the Debian packages $(1) that are missing (sudo only when not root).
 define apt_install
@@ -60,6 +60,14 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+
+# The DocC catalog (Sources/AsyncLayer/AsyncLayer.docc) and the `///` docs of the public API, built by
+# swift-docc-plugin into .build/plugins/Swift-DocC/outputs/AsyncLayer.doccarchive. Any warning (a symbol
+# link that does not resolve, a missing article) fails it. CI runs it after `make lint`.
+# `make docs DOCS_FLAGS=--experimental-documentation-coverage` also prints how much of the API is documented.
+DOCS_FLAGS ?=
+docs: deps
+	$(SWIFT) package generate-documentation --target AsyncLayer --warnings-as-errors $(DOCS_FLAGS)
 
 # libFuzzer targets (Fuzz/, a package of its own): the library and the targets are built with
 # `-sanitize=fuzzer,address`. `make fuzz` fuzzes each target for FUZZ_SECONDS (new inputs go to

@@ -10,6 +10,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // `swift package generate-documentation` (the DocC catalog, `make docs`); a plugin, not linked.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
   targets: [
     // cairo + pangocairo (plus libdeflate and libturbojpeg, the codecs the image path uses).

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AsyncLayer
+@_spi(Benchmarks) import AsyncLayer
 
 /// Tile and style options shared by the commands that render text (in the spirit of pango-view).
 ///

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AsyncLayer
+@_spi(Benchmarks) import AsyncLayer
 import Foundation
 
 /// `layerbench throughput`: renders one tile many times per worker, without writing files.

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import AsyncLayer
+@_spi(Benchmarks) @testable import AsyncLayer
 
 /// Text drawn on several threads at once must be exactly what one thread alone draws, whatever the
 /// fonts and scripts. Before the thread-safe font map these tests crashed the process (cairo 1.16

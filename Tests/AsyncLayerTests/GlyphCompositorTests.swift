@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import AsyncLayer
+@_spi(Benchmarks) @testable import AsyncLayer
 
 /// The per-thread glyph compositor must draw exactly what cairo draws, and decline what it cannot.
 @Suite("Glyph compositor")

@@ -1,4 +1,4 @@
-import AsyncLayer
+@_spi(Benchmarks) import AsyncLayer
 import Foundation
 import FuzzerDriver
 

@@ -4,6 +4,11 @@ import Foundation
 ///
 /// The same URL decoded at two target sizes gives two entries (and two loads, one fetch each unless
 /// the disk cache already holds the bytes).
+///
+/// ```swift
+/// let key = ImageCacheKey(url: url, targetPixelSize: PixelSize(width: 128, height: 128))
+/// let cached = loader.memoryCache.image(for: key)
+/// ```
 public struct ImageCacheKey: Sendable, Hashable, CustomStringConvertible {
   /// The image's URL (compared as a whole, query and fragment included).
   public var url: URL

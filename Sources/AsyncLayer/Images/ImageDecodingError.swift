@@ -26,6 +26,7 @@ public enum ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertib
   /// The decoded image could not be scaled down to `target` (out of memory); `reason` says why.
   case scalingFailed(target: PixelSize, reason: String)
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .empty:

@@ -76,7 +76,7 @@ public final class ImageDiskCache: Sendable {
   }
 
   /// The file that holds (or would hold) the entry for `url`.
-  public func fileURL(for url: URL) -> URL {
+  package func fileURL(for url: URL) -> URL {
     directory.appendingPathComponent(SHA256.hexDigest(url.absoluteString))
   }
 

@@ -53,6 +53,7 @@ open class ImageLayer: AsyncLayer {
     }
   }
 
+  /// How the image fits the layer (``ContentMode/fill`` by default).
   public var contentMode = ContentMode.fill {
     didSet { if contentMode != oldValue { setNeedsDisplay() } }
   }
@@ -67,7 +68,7 @@ open class ImageLayer: AsyncLayer {
   /// Why the last load failed, if it did.
   public private(set) var lastLoadError: ImageLoadError?
   /// Loads completed for this layer (results for an old URL or request are not counted).
-  public private(set) var loadsDelivered = 0
+  package private(set) var loadsDelivered = 0
 
   private var token: ImageLoadToken?
   private var requestNumber: UInt64 = 0

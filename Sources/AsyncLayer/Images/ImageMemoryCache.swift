@@ -65,5 +65,5 @@ public final class ImageMemoryCache: Sendable {
   public var count: Int { index.withLock { $0.count } }
 
   /// The keys from least to most recently used (for diagnostics and tests; O(n)).
-  public var keysByRecency: [ImageCacheKey] { index.withLock { $0.keysByRecency } }
+  package var keysByRecency: [ImageCacheKey] { index.withLock { $0.keysByRecency } }
 }

@@ -141,7 +141,7 @@ open class AsyncLayer {
   // MARK: Overridable points
 
   /// Captures the drawing state on the loop as a `Sendable` operation; nil draws only the
-  /// background. The base class returns ``drawHandler``.
+  /// background. The base class returns ``AsyncLayer/drawHandler``.
   open func makeDrawOperation() -> DrawOperation? {
     drawHandler.map(DrawOperation.init)
   }

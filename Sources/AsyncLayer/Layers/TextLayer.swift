@@ -28,7 +28,7 @@ open class TextLayer: AsyncLayer {
   }
 
   /// How much text the layer accepts (see ``TextLimits``); more fails the draw with a
-  /// ``RenderError`` in ``lastError``.
+  /// ``RenderError`` in ``AsyncLayer/lastError``.
   public var limits = TextLimits.default {
     didSet { if limits != oldValue { setNeedsDisplay() } }
   }

@@ -36,7 +36,7 @@ public final class Collector {
   private var flushing: OrderedDictionary<Key, () -> Void> = [:]
   private var isFlushing = false
   /// How many flushes ran at least one pair.
-  public private(set) var flushCount = 0
+  package private(set) var flushCount = 0
 
   init(loop: MainLoop) {
     self.loop = loop

@@ -2,6 +2,10 @@
 ///
 /// A list scrolls with the loop in ``tracking`` so that work registered only for ``default``
 /// (prefetching, idle timers) waits until the finger lifts.
+///
+/// ```swift
+/// loop.runOnce(in: .tracking)   // a turn during a drag: default-mode timers and observers wait
+/// ```
 public enum LoopMode: Sendable, Hashable, CaseIterable {
   /// The normal mode.
   case `default`

@@ -10,11 +10,16 @@ import Foundation
 /// let ink = Color.black.withAlpha(0.8)
 /// ```
 public struct Color: Sendable, Hashable, CustomStringConvertible {
+  /// The red channel, 0…1.
   public var red: Double
+  /// The green channel, 0…1.
   public var green: Double
+  /// The blue channel, 0…1.
   public var blue: Double
+  /// Opacity, 0 (transparent) … 1 (opaque).
   public var alpha: Double
 
+  /// A colour from channels in 0…1, opaque unless `alpha` says otherwise.
   public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
     self.red = red
     self.green = green
@@ -28,13 +33,21 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
       red: Double(red8) / 255, green: Double(green8) / 255, blue: Double(blue8) / 255, alpha: Double(alpha8) / 255)
   }
 
+  /// Opaque black.
   public static let black = Color(red: 0, green: 0, blue: 0)
+  /// Opaque white.
   public static let white = Color(red: 1, green: 1, blue: 1)
+  /// Fully transparent.
   public static let clear = Color(red: 0, green: 0, blue: 0, alpha: 0)
+  /// Opaque pure red (#ff0000).
   public static let red = Color(red: 1, green: 0, blue: 0)
+  /// Opaque green (#008000, CSS `green`).
   public static let green = Color(red: 0, green: 0.5, blue: 0)
+  /// Opaque pure blue (#0000ff).
   public static let blue = Color(red: 0, green: 0, blue: 1)
+  /// Opaque mid grey (#808080).
   public static let gray = Color(red: 0.5, green: 0.5, blue: 0.5)
+  /// Opaque light grey (#d4d4d4).
   public static let lightGray = Color(red: 0.83, green: 0.83, blue: 0.83)
 
   /// The same colour with another alpha.
@@ -66,7 +79,9 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
 extension Color {
   /// Errors of ``Color/init(parsing:)``.
   public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text that did not parse.
     public let input: String
+    /// Says what was not a colour and which forms are.
     public var description: String {
       "'\(input)' is not a colour: use #rgb, #rrggbb, #rrggbbaa or a name such as white, black, red, transparent"
     }

@@ -33,7 +33,7 @@ public final class DrawingContext {
   private var cr: OpaquePointer { cairo.raw }
 
   /// How text drawn from here on reaches the pixels (see ``GlyphCompositing``).
-  public var glyphCompositing: GlyphCompositing = .threadCache
+  @_spi(Benchmarks) public var glyphCompositing: GlyphCompositing = .threadCache
 
   // MARK: Cancellation
 

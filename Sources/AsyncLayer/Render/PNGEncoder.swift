@@ -6,8 +6,8 @@ import Foundation
 /// cairo's own writer (libpng with zlib at level 6) spends 6–8 ms on a 750×240 text tile, thirty
 /// times the render. This encoder picks the smallest colour type that holds the pixels exactly
 /// (gray, RGB, gray + alpha or RGBA), filters the rows and compresses them in one libdeflate call.
-/// Decoding its output with cairo (``RenderedImage/init(pngData:scale:)``) gives back exactly the
-/// premultiplied pixels that were encoded.
+/// Decoding its output with cairo (``RenderedImage/init(pngData:scale:maximumPixelCount:)``) gives
+/// back exactly the premultiplied pixels that were encoded.
 ///
 /// ```swift
 /// let tile = try TextTile(.plain("Hello"), width: 375, scale: 2, background: .white).render()

@@ -42,6 +42,7 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A file could not be read or written.
   case io(path: String, reason: String)
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .invalidDimension(let name, let value):

@@ -44,6 +44,8 @@ public struct ReportDocument: Sendable, Hashable {
   /// A paragraph over them is refused; split long text into several paragraphs.
   public var textLimits: TextLimits
 
+  /// A document with the given page setup and blocks; add content with ``addHeading(_:level:)``,
+  /// ``addParagraph(_:)-(String)``, ``addTable(_:)`` and ``addImage(_:)``.
   public init(
     title: String? = nil, pageSize: Size = .a4, margins: EdgeInsets = EdgeInsets(all: 56),
     style: ReportStyle = ReportStyle(), showsPageNumbers: Bool = true, blocks: [ReportBlock] = [],
@@ -112,10 +114,14 @@ public enum ReportBlock: Sendable, Hashable {
 /// report.metadata = ReportMetadata(author: "Finance", subject: "Q3 sales", keywords: ["sales", "2024"])
 /// ```
 public struct ReportMetadata: Sendable, Hashable {
+  /// The PDF's Author entry.
   public var author: String?
+  /// The PDF's Subject entry.
   public var subject: String?
+  /// The PDF's Keywords entry, joined with commas.
   public var keywords: [String]
 
+  /// Metadata with the given entries; nil and empty ones are left out of the PDF.
   public init(author: String? = nil, subject: String? = nil, keywords: [String] = []) {
     self.author = author
     self.subject = subject

@@ -19,6 +19,7 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A page index (from 0) beyond the layout's pages.
   case pageOutOfRange(index: Int, count: Int)
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .pageTooSmall(let size, let margins):

@@ -58,6 +58,11 @@ public struct ReportLayout: Sendable, Hashable {
 }
 
 /// One page of a ``ReportLayout``.
+///
+/// ```swift
+/// let layout = try ReportLayout(report)
+/// for page in layout.pages { print("page \(page.number): \(page.elements.count) elements") }
+/// ```
 public struct ReportPage: Sendable, Hashable {
   /// The page number, from 1.
   public let number: Int
@@ -74,6 +79,10 @@ public struct ReportPage: Sendable, Hashable {
 }
 
 /// Where a link on a page leads.
+///
+/// ```swift
+/// for case .link(let area, .url(let address)) in page.elements { print(address, "at", area) }
+/// ```
 public enum ReportLinkTarget: Sendable, Hashable {
   /// A web address (or any URI).
   case url(String)
@@ -82,6 +91,12 @@ public enum ReportLinkTarget: Sendable, Hashable {
 }
 
 /// One positioned thing on a page.
+///
+/// ```swift
+/// for case .text(let run) in layout.pages[0].elements {
+///   print(run.role, run.lines, run.frame)   // which lines of which block, and where
+/// }
+/// ```
 public enum ReportElement: Sendable, Hashable {
   /// A clickable area (PDF only; other outputs draw nothing for it).
   case link(Rect, target: ReportLinkTarget)
@@ -104,22 +119,32 @@ public enum ReportElement: Sendable, Hashable {
 public struct ReportTextRun: Sendable, Hashable {
   /// What the text is part of.
   public enum Role: Sendable, Hashable {
+    /// The document's title, on the first page.
     case title
+    /// A heading of `level` 1–6.
     case heading(level: Int)
+    /// A paragraph of body text.
     case paragraph
+    /// The header cell of table column `column` (from 0).
     case tableHeader(column: Int)
+    /// A body cell of a table (`row` and `column` from 0).
     case tableCell(row: Int, column: Int)
+    /// The page footer (page numbers).
     case footer
+    /// The page header.
     case header
     /// A line of the table of contents: the heading's title or its page number.
     case tableOfContents(entry: Int)
   }
 
+  /// What the text is part of.
   public let role: Role
   /// The index of the ``ReportDocument/blocks`` element the text belongs to (nil for the title, the
   /// header and the footer).
   public let blockIndex: Int?
+  /// The whole text of the block or cell, of which ``lines`` are drawn here.
   public let content: TextContent
+  /// The style the text is laid out and drawn in.
   public let style: TextStyle
   /// The limits the text was laid out with (``ReportDocument/textLimits``).
   public let limits: TextLimits

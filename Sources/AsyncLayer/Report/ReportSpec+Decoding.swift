@@ -29,6 +29,8 @@ extension ReportSpec: Decodable {
     case header, footer, date, author, subject, keywords, align, stripes, rules
   }
 
+  /// Decodes the spec's JSON object, refusing unknown keys; ``init(jsonData:baseDirectory:)`` wraps
+  /// this and names the JSON path of any error.
   public init(from decoder: any Decoder) throws {
     try ReportSpecKey.rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
     let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -78,6 +80,8 @@ extension ReportSpec.Item: Decodable {
     .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents,
   ]
 
+  /// Decodes one content item: an object with exactly one of the item keys (`heading`, `paragraph`,
+  /// `markup`, `spans`, `table`, `image`, `pageBreak`, `contents`).
   public init(from decoder: any Decoder) throws {
     try ReportSpecKey.rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
     let container = try decoder.container(keyedBy: CodingKeys.self)

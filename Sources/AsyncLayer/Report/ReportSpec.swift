@@ -43,10 +43,13 @@ import Foundation
 public struct ReportSpec: Sendable, Hashable {
   /// One entry of ``content``.
   public enum Item: Sendable, Hashable {
+    /// A heading (`{"heading": …, "level": 1–6}`).
     case heading(String, level: Int)
+    /// A paragraph of plain text.
     case paragraph(String)
     /// A paragraph in Pango markup.
     case markup(String)
+    /// A table (`{"table": {"columns", "widths", "rows", "align", "formats"}}`).
     case table(ReportTable)
     /// A paragraph of styled spans (`{"spans": [{"text": …, "bold": true, "link": …}, …]}`).
     case spans(AttributedText)
@@ -54,16 +57,21 @@ public struct ReportSpec: Sendable, Hashable {
     case tableOfContents
     /// A PNG file and its pixels per point.
     case image(path: String, scale: Double)
+    /// Starts a new page (`{"pageBreak": true}`).
     case pageBreak
   }
 
+  /// The document title, shown on the first page and stored in the PDF.
   public var title: String?
   /// The page size in points, nil for the default (A4).
   public var pageSize: Size?
+  /// The page margins in points, nil for the default (56 pt on every side).
   public var margins: EdgeInsets?
+  /// The font family of all text (`font`), nil for the style's default.
   public var fontFamily: String?
   /// The body text size in points.
   public var fontSize: Double?
+  /// Whether pages get the footer (`pageNumbers`, true by default).
   public var showsPageNumbers: Bool
   /// The page header template (`{page}`, `{pages}`, `{date}`, `{title}`), nil for none.
   public var header: String?
@@ -82,6 +90,7 @@ public struct ReportSpec: Sendable, Hashable {
   /// Font files or folders to register (``FontFiles``) before laying out, relative to
   /// ``baseDirectory``; their families can then be named in `font`.
   public var fonts: [String]
+  /// The content items, in reading order.
   public var content: [Item]
   /// Where relative image paths start: the spec file's directory, or the current directory.
   public var baseDirectory: String
@@ -109,7 +118,7 @@ public struct ReportSpec: Sendable, Hashable {
 
   /// The document the spec describes, with its images read from disk.
   ///
-  /// - Parameter pageSize: overrides the spec's page size when given.
+  /// - Parameter override: overrides the spec's page size when given.
   /// - Throws: ``ReportSpecError`` naming the item of a missing or undecodable image file (with
   ///   the file's path) or of invalid markup.
   public func makeDocument(pageSize override: Size? = nil) throws -> ReportDocument {

@@ -16,11 +16,13 @@ public struct ReportSpecError: Error, Sendable, Hashable, CustomStringConvertibl
   /// What is wrong there.
   public let message: String
 
+  /// An error at `path` (from `spec`) saying `message`.
   public init(path: String, message: String) {
     self.path = path
     self.message = message
   }
 
+  /// The path and the message: `spec.content[0].paragraph: expected a string, found a number`.
   public var description: String { "\(path): \(message)" }
 
   /// Maps a decoding error of `json` to its JSON path and a short message, from the error's case

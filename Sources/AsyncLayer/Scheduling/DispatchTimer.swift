@@ -11,7 +11,7 @@ import Synchronization
 /// Unlike a run-loop timer in the default mode (which stops firing while the loop is tracking a
 /// scroll), a dispatch timer fires on its queue whatever the main loop is doing.
 ///
-/// Time comes from a ``TimerSource``: a `DispatchSourceTimer` on `queue` (``DispatchTimerSource``)
+/// Time comes from a `TimerSource`: a `DispatchSourceTimer` on `queue` (`DispatchTimerSource`)
 /// unless the package's tests pass one they drive by hand.
 ///
 /// ```swift

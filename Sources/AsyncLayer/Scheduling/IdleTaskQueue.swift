@@ -105,7 +105,7 @@ public final class IdleTaskQueue: Sendable {
   }
 
   /// Ids of the waiting tasks, oldest first.
-  public var pendingIDs: [String] {
+  package var pendingIDs: [String] {
     state.withLock { Array($0.tasks.keys) }
   }
 

@@ -12,25 +12,25 @@ typealias Mutex<Value: ~Copyable> = ThreadSanitizedMutex<Value>
 /// and must report nothing, so every lock in this module goes through this wrapper, which declares
 /// the acquire and release to TSan when the process runs under it. Outside TSan the hooks are nil
 /// and the cost is one predictable branch per lock. The module-wide `Mutex` alias shadows
-/// `Synchronization.Mutex` with this type (same API). It is public so that code built on the
-/// library (and its own tests) can pass TSan on Linux too:
+/// `Synchronization.Mutex` with this type (same API). It is `package`: layerbench and the tests
+/// use it too, so that the whole package passes TSan on Linux; it is not part of the public API.
 ///
 /// ```swift
 /// let counts = ThreadSanitizedMutex([String: Int]())
 /// counts.withLock { $0["draws", default: 0] += 1 }
 /// ```
-public struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
+package struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
   private let base: Synchronization.Mutex<Value>
   /// A stable address that names this lock to TSan.
   private let token = ThreadSanitizerToken()
 
   /// A mutex guarding `initialValue`.
-  public init(_ initialValue: consuming sending Value) {
+  package init(_ initialValue: consuming sending Value) {
     base = Synchronization.Mutex(initialValue)
   }
 
   /// Runs `body` with exclusive access to the value.
-  public borrowing func withLock<Result: ~Copyable, E: Error>(
+  package borrowing func withLock<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result {
     try base.withLock { (value: inout sending Value) throws(E) -> sending Result in

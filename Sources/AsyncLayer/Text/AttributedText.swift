@@ -90,12 +90,20 @@ public struct AttributedText: Sendable, Hashable {
 }
 
 /// A range of an ``AttributedText`` and how it is styled.
+///
+/// ```swift
+/// let text = AttributedText("Hello world", spans: [
+///   TextSpan(utf8Range: 6..<11, attributes: TextAttributes(weight: .bold))   // "world"
+/// ])
+/// ```
 public struct TextSpan: Sendable, Hashable {
   /// The span's UTF-8 byte range in ``AttributedText/string``; both ends must fall on character
   /// (Unicode scalar) boundaries.
   public var utf8Range: Range<Int>
+  /// What the span changes.
   public var attributes: TextAttributes
 
+  /// A span over the UTF-8 byte offsets `utf8Range` of the string.
   public init(utf8Range: Range<Int>, attributes: TextAttributes) {
     self.utf8Range = utf8Range
     self.attributes = attributes

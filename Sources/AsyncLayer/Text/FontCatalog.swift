@@ -3,6 +3,12 @@ import Foundation
 import Synchronization
 
 /// The font families installed on this machine, to warn about a family that will fall back.
+///
+/// ```swift
+/// for family in FontCatalog.missingFamilies(in: "Brand, Sans") {
+///   print("\(family) is not installed; a fallback font is used")
+/// }
+/// ```
 public enum FontCatalog {
   /// Generic names fontconfig always resolves, whatever is installed.
   private static let genericFamilies: Set<String> = [

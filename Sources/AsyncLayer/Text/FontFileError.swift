@@ -15,6 +15,7 @@ public enum FontFileError: Error, Sendable, Hashable, CustomStringConvertible {
   /// fontconfig could not build a configuration (out of memory, or its own configuration is broken).
   case fontconfigFailed
 
+  /// A message a person can act on.
   public var description: String {
     switch self {
     case .notFound(let path): return "\(path): no such file or folder"

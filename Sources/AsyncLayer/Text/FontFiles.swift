@@ -15,7 +15,7 @@ import Synchronization
 /// fonts they were made with, so draws in flight are undisturbed. PDFs embed (and subset) them,
 /// as any font.
 ///
-/// How: each thread has its own Pango font map (see ``PangoThreadState``), reading a fontconfig
+/// How: each thread has its own Pango font map (see `PangoThreadState`), reading a fontconfig
 /// configuration. Registering builds a *new* configuration — the system's fonts plus every file
 /// registered so far — and never changes one in use: fontconfig configurations are not safe to
 /// change while other threads (and Pango's own font-matching thread) query them. A generation
@@ -89,7 +89,7 @@ public enum FontFiles {
   }
 
   /// The files registered so far, absolute paths in registration order.
-  public static var registeredFiles: [String] { state.withLock { $0.files } }
+  package static var registeredFiles: [String] { state.withLock { $0.files } }
 
   /// The configuration new font maps use (nil: fontconfig's default) and its generation.
   static func currentConfiguration() -> (configuration: Configuration?, generation: Int) {

@@ -10,7 +10,7 @@
 /// var tile = TextTile(.plain("Hello"), width: 200, scale: 2)
 /// tile.glyphCompositing = .cairo   // measure against cairo's own glyph path
 /// ```
-public enum GlyphCompositing: String, Sendable, Hashable, CaseIterable, Codable {
+@_spi(Benchmarks) public enum GlyphCompositing: String, Sendable, Hashable, CaseIterable, Codable {
   /// A glyph cache per drawing thread: no lock shared between threads.
   case threadCache = "thread-cache"
   /// cairo's process-wide glyph cache and lock.

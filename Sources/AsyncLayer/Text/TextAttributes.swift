@@ -11,13 +11,17 @@ public struct TextAttributes: Sendable, Hashable {
   public var fontFamily: String?
   /// The font size in points.
   public var fontSize: Double?
+  /// The font weight.
   public var weight: FontWeight?
+  /// Italic (or oblique) when true, upright when false.
   public var isItalic: Bool?
   /// The text colour.
   public var color: Color?
   /// Filled behind the span's glyphs, line by line.
   public var backgroundColor: Color?
+  /// The underline style.
   public var underline: Underline?
+  /// A line through the glyphs when true.
   public var strikethrough: Bool?
   /// Extra space after each character, in points.
   public var letterSpacing: Double?
@@ -30,11 +34,17 @@ public struct TextAttributes: Sendable, Hashable {
 
   /// Underline styles.
   public enum Underline: String, Sendable, Hashable, CaseIterable {
-    case none, single, double
+    /// No underline (to switch one off inside an underlined span).
+    case none
+    /// One straight line.
+    case single
+    /// Two straight lines.
+    case double
     /// A wavy line, as spelling checkers draw.
     case error
   }
 
+  /// Attributes that set only the properties given; the rest keep the style's values.
   public init(
     fontFamily: String? = nil, fontSize: Double? = nil, weight: FontWeight? = nil, isItalic: Bool? = nil,
     color: Color? = nil, backgroundColor: Color? = nil, underline: Underline? = nil, strikethrough: Bool? = nil,

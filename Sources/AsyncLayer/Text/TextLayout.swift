@@ -1,6 +1,11 @@
 internal import CCairo
 
 /// One line of a ``TextLayout``, in points relative to the layout's top-left corner.
+///
+/// ```swift
+/// let layout = try TextLayout(.plain(text), style: TextStyle(), width: 300)
+/// for line in layout.lines { print(line.index, line.frame, line.baseline) }
+/// ```
 public struct TextLine: Sendable, Hashable {
   /// Position among all lines of the layout, from 0.
   public let index: Int

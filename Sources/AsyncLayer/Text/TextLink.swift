@@ -1,4 +1,10 @@
 /// A link of an attributed text and where it is drawn.
+///
+/// ```swift
+/// for link in layout.links {
+///   for rect in link.rects { context.fill(rect, color: Color.blue.withAlpha(0.15)) }
+/// }
+/// ```
 public struct TextLink: Sendable, Hashable {
   /// The span's ``TextAttributes/link``.
   public let target: String

@@ -13,17 +13,22 @@ public struct TextStyle: Sendable, Hashable {
   public var fontFamily: String
   /// The font size in points.
   public var fontSize: Double
+  /// The font weight (``FontWeight/regular`` by default).
   public var weight: FontWeight
+  /// Italic (or oblique) when true.
   public var isItalic: Bool
   /// The text colour (markup can override it per span).
   public var color: Color
   /// Filled behind the text's logical box when set.
   public var backgroundColor: Color?
+  /// How lines sit within the width (``TextAlignment/natural`` by default).
   public var alignment: TextAlignment
   /// Extra space between lines, in points: at least minus half ``fontSize`` (tighter lines would
   /// climb over each other) and finite, or a layout fails with ``RenderError``.
   public var lineSpacing: Double
+  /// Where lines break when the text is wider than the layout (``WrapMode/word`` by default).
   public var wrap: WrapMode
+  /// Where "…" replaces text that does not fit (``EllipsizeMode/none`` by default).
   public var ellipsize: EllipsizeMode
   /// The most lines shown; 0 means no limit. With ``ellipsize`` set, the last shown line is
   /// ellipsized; without it, the text is cut after that line.
@@ -44,6 +49,8 @@ public struct TextStyle: Sendable, Hashable {
   /// (U+00AD); there is no dictionary hyphenation.
   public var hyphenates: Bool = true
 
+  /// A style; `TextStyle()` is 14-point regular black "Sans", naturally aligned, wrapped at words.
+  /// ``init(font:)`` reads a Pango font description instead.
   public init(
     fontFamily: String = "Sans", fontSize: Double = 14, weight: FontWeight = .regular, isItalic: Bool = false,
     color: Color = .black, backgroundColor: Color? = nil, alignment: TextAlignment = .natural,
@@ -67,12 +74,19 @@ public struct TextStyle: Sendable, Hashable {
 
 /// Font weights, on the CSS / Pango scale.
 public enum FontWeight: Int, Sendable, Hashable, CaseIterable {
+  /// Weight 100.
   case thin = 100
+  /// Weight 300.
   case light = 300
+  /// Weight 400, the default.
   case regular = 400
+  /// Weight 500.
   case medium = 500
+  /// Weight 600.
   case semibold = 600
+  /// Weight 700.
   case bold = 700
+  /// Weight 900.
   case heavy = 900
 }
 
@@ -132,14 +146,30 @@ public enum WrapMode: String, Sendable, Hashable, CaseIterable {
 
 /// Where an ellipsis replaces text that does not fit.
 public enum EllipsizeMode: String, Sendable, Hashable, CaseIterable {
-  case none, start, middle, end
+  /// No ellipsis: text that does not fit is cut.
+  case none
+  /// "…" replaces the beginning of the line.
+  case start
+  /// "…" replaces the middle of the line.
+  case middle
+  /// "…" replaces the end of the line (of the last shown line).
+  case end
 }
 
 /// Text to lay out: plain, Pango markup (`<b>bold</b> and <span foreground="red">red</span>`), or
 /// an ``AttributedText`` with typed spans.
+///
+/// ```swift
+/// let plain = TextContent.plain("1 < 2")                 // drawn as written
+/// let markup = TextContent.markup("<b>Ada</b> replied")  // Pango markup
+/// let styled = TextContent.attributed(AttributedText("Hello", spans: []))
+/// ```
 public enum TextContent: Sendable, Hashable {
+  /// Text drawn as it is.
   case plain(String)
+  /// Pango markup (`<b>`, `<i>`, `<span …>`); invalid markup fails with ``RenderError/invalidMarkup(_:)``.
   case markup(String)
+  /// Text with typed spans.
   case attributed(AttributedText)
 
   /// The source string, markup included.

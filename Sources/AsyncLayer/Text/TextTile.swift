@@ -7,7 +7,9 @@
 /// if result.unknownGlyphCount > 0 { print("a font is missing") }
 /// ```
 public struct TextTile: Sendable, Hashable {
+  /// The text: plain, markup or attributed.
   public var content: TextContent
+  /// Font, colour, alignment, wrapping and line limits.
   public var style: TextStyle
   /// The tile width in points, padding included.
   public var width: Double
@@ -20,12 +22,14 @@ public struct TextTile: Sendable, Hashable {
   /// The tile's background; nil leaves it transparent.
   public var background: Color?
   /// How glyphs are composited; the default scales across threads (see ``GlyphCompositing``).
-  public var glyphCompositing: GlyphCompositing = .threadCache
+  @_spi(Benchmarks) public var glyphCompositing: GlyphCompositing = .threadCache
   /// How much text the tile accepts (see ``TextLimits``).
   public var limits = TextLimits.default
   /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
   public var memoryCap = ImageRenderer.defaultMemoryCap
 
+  /// A tile `width` points wide; `height` nil fits the text (plus `padding`). `scale` is pixels per
+  /// point; `background` nil leaves the tile transparent outside the text.
   public init(
     _ content: TextContent, style: TextStyle = TextStyle(), width: Double, height: Double? = nil,
     scale: Double = 1, padding: EdgeInsets = .zero, background: Color? = nil
@@ -82,7 +86,13 @@ public struct TextTile: Sendable, Hashable {
 }
 
 /// What rendering a ``TextTile`` produced.
+///
+/// ```swift
+/// let result = try TextTile(.plain(longText), style: style, width: 300, height: 60).render()
+/// if result.isEllipsized || result.linesDrawn < result.lineCount { showMoreButton() }
+/// ```
 public struct RenderedText: Sendable, Hashable {
+  /// The drawn tile.
   public let image: RenderedImage
   /// Lines shown in the tile.
   public let lineCount: Int
@@ -90,6 +100,7 @@ public struct RenderedText: Sendable, Hashable {
   public let linesDrawn: Int
   /// Characters drawn as boxes because no font covers them; non-zero means a missing font.
   public let unknownGlyphCount: Int
+  /// True when an ellipsis replaced text that did not fit.
   public let isEllipsized: Bool
   /// Requested families that are not installed (the text used a fallback font).
   public let missingFontFamilies: [String]
