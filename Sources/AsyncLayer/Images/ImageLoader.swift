@@ -186,10 +186,10 @@ public final class ImageLoader: Sendable {
   // MARK: Introspection
 
   /// Loads in progress (distinct URL and target size pairs with at least one waiter).
-  public var activeLoadCount: Int { state.withLock { $0.flightCount } }
+  package var activeLoadCount: Int { state.withLock { $0.flightCount } }
 
   /// Waiters across all loads in progress (each is completed exactly once, then no longer counted).
-  public var pendingWaiterCount: Int { state.withLock { $0.waiterCount } }
+  package var pendingWaiterCount: Int { state.withLock { $0.waiterCount } }
 
   /// What the loader has done so far.
   public var statistics: ImageLoaderStatistics {

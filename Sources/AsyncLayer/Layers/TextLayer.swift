@@ -34,7 +34,7 @@ open class TextLayer: AsyncLayer {
   }
 
   /// Called on the draw thread after each text draw, finished or cancelled part-way.
-  public var drawReportHandler: (@Sendable (TextDrawReport) -> Void)?
+  package var drawReportHandler: (@Sendable (TextDrawReport) -> Void)?
 
   /// Captures text, style, padding, size and scale; the layout itself happens on the draw queue.
   open override func makeDrawOperation() -> DrawOperation? {
@@ -63,18 +63,18 @@ open class TextLayer: AsyncLayer {
 }
 
 /// What one text draw did.
-public struct TextDrawReport: Sendable, Hashable {
+package struct TextDrawReport: Sendable, Hashable {
   /// Lines the layout shows.
-  public var lineCount: Int
+  package var lineCount: Int
   /// Lines drawn: fewer than ``lineCount`` when the draw was cancelled part-way.
-  public var linesDrawn: Int
+  package var linesDrawn: Int
 
   /// Creates a report.
-  public init(lineCount: Int, linesDrawn: Int) {
+  package init(lineCount: Int, linesDrawn: Int) {
     self.lineCount = lineCount
     self.linesDrawn = linesDrawn
   }
 
   /// True when the draw stopped before its last line.
-  public var wasCancelled: Bool { linesDrawn < lineCount }
+  package var wasCancelled: Bool { linesDrawn < lineCount }
 }
