@@ -25,11 +25,12 @@ SPEEDS_SWEEP=${SPEEDS_SWEEP:-0.5,1,2,4}; COSTS_SWEEP=${COSTS_SWEEP:-light,standa
 PREFETCH=${PREFETCH:-0,150,300,600,1200,2400,adaptive}; SPEEDS=${SPEEDS:-0.5,1,2,3,4,6,8}
 LENGTHS=${LENGTHS:-0.5,1,2,4}; TYPING_LENGTHS=${TYPING_LENGTHS:-1,2,5,10}
 SWEEP_REPEATS=${SWEEP_REPEATS:-$REPEATS}; LENGTH_REPEATS=${LENGTH_REPEATS:-$REPEATS}
+CHART_REPEATS=${CHART_REPEATS:-$REPEATS}  # the prefetch-distance and fling-speed charts
 [ -x "$LB" ] || { echo "build first: swift build -c release --product layerbench" >&2; exit 1; }
 mkdir -p "$OUT"
 {
   echo "date: $(date -u +%FT%TZ)"; echo "cpus: $(nproc)"; echo "kernel: $(uname -r)"
-  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"; echo "runs per point: $REPEATS (load sweep $SWEEP_REPEATS, storm lengths $LENGTH_REPEATS)"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"; echo "runs per point: $REPEATS (prefetch and speed charts $CHART_REPEATS, load sweep $SWEEP_REPEATS, storm lengths $LENGTH_REPEATS)"
 } > "$OUT/conditions.txt"
 
 run() {
@@ -47,10 +48,10 @@ run storm storm --repeats "$REPEATS"
 run storm-loaded storm --repeats "$REPEATS" --background-load 2
 # 3. Stale frames against prefetch distance: fixed distances in points and the adaptive ranges.
 run scroll-prefetch scroll --modes async --sweep --sweep-prefetch "$PREFETCH" --sweep-speeds 1 \
-  --sweep-costs standard --sweep-loads 0,2 --repeats "$REPEATS"
+  --sweep-costs standard --sweep-loads 0,2 --repeats "$CHART_REPEATS"
 # 4. Stale frames against fling speed with the adaptive ranges: where prefetch stops keeping up.
 run scroll-speed scroll --modes async --sweep --sweep-prefetch adaptive --sweep-speeds "$SPEEDS" \
-  --sweep-costs standard --sweep-loads 0,2 --repeats "$REPEATS"
+  --sweep-costs standard --sweep-loads 0,2 --repeats "$CHART_REPEATS"
 # 5. The load sweep: fling speed × cell cost × background load, per mode.
 run scroll-sweep scroll --modes sync,async-nocancel,async --sweep --sweep-prefetch adaptive \
   --sweep-speeds "$SPEEDS_SWEEP" --sweep-costs "$COSTS_SWEEP" --sweep-loads 0,2 --repeats "$SWEEP_REPEATS"
