@@ -106,12 +106,12 @@ extension AsyncLayer {
   private func startComposite(_ compositor: LayerCompositor, generation: UInt64) {
     let recorder = compositor.recorder
     recorder.record(.displays)
-    guard !size.isEmpty else { return endComposite(compositor, .commit(nil), cpuTime: .zero) }
+    guard !size.isEmpty else { return endComposite(compositor, .commit(nil, cpuTime: .zero)) }
     let renderer: ImageRenderer
     do {
       renderer = try ImageRenderer(size: size, scale: contentsScale)
     } catch {
-      return endComposite(compositor, .fail(error, isCurrent: true), cpuTime: .zero)
+      return endComposite(compositor, .fail(error, isCurrent: true, cpuTime: .zero))
     }
     let snapshot = makeTreeSnapshot()
     let owner = LoopBound(WeakLayer(self), loop: loop)
@@ -148,46 +148,13 @@ extension AsyncLayer {
     loop.preconditionInLoop()
     guard let compositor = compositorStorage else { return }
     let action = compositor.state.drawEnded(generation: generation, outcome: outcome.kind)
-    switch (action.result, outcome) {
-    case (.commit, .rendered(let image, let cpuTime)): endComposite(compositor, .commit(image), cpuTime: cpuTime)
-    case (.discard, .rendered(_, let cpuTime)), (.discard, .stale(let cpuTime)):
-      endComposite(compositor, .discard, cpuTime: cpuTime)
-    case (.fail(let isCurrent), .failed(let error, let cpuTime)):
-      endComposite(compositor, .fail(error, isCurrent: isCurrent), cpuTime: cpuTime)
-    default: endComposite(compositor, .cancelled, cpuTime: .zero)
-    }
+    endComposite(compositor, DisplayEnd(action.result, outcome))
   }
 
   /// Counts the end, updates the results and calls ``onDidComposite`` — once per composite.
-  private func endComposite(_ compositor: LayerCompositor, _ end: CompositeEnd, cpuTime: Duration) {
-    switch end {
-    case .commit(let image):
-      let replaced = compositor.contents
-      compositor.contents = image
-      RenderedImage.releaseOffLoop(consume replaced)
-      compositor.lastError = nil
-      compositor.recorder.record(.committed, cpuTime: cpuTime)
-    case .discard:
-      compositor.recorder.record(.discardedAtCommit, cpuTime: cpuTime)
-    case .cancelled:
-      break
-    case .fail(let error, let isCurrent):
-      if isCurrent { compositor.lastError = error }
-      compositor.recorder.record(.failed, cpuTime: cpuTime)
-    }
-    if case .commit = end {
-      compositor.onDidComposite?(self, true)
-    } else {
-      compositor.onDidComposite?(self, false)
-    }
-  }
-
-  /// How a composite ended, with what the compositor keeps.
-  private enum CompositeEnd {
-    case commit(RenderedImage?)
-    case discard
-    case cancelled
-    case fail(any Error, isCurrent: Bool)
+  private func endComposite(_ compositor: LayerCompositor, _ end: DisplayEnd) {
+    end.apply(to: &compositor.contents, lastError: &compositor.lastError, recorder: compositor.recorder)
+    compositor.onDidComposite?(self, end.isFinished)
   }
 
   /// Stops compositing when the layer stops being a root: the composite in flight goes stale and
