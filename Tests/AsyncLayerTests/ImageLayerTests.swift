@@ -50,13 +50,11 @@ struct ImageLayerTests {
 
   @Test("a reused layer never commits the previous URL's image")
   func reuseNeverShowsOldImage() throws {
-    let server = try TestHTTPServer()
-    defer { server.stop() }
-    let gate = ResponseGate()
-    server.route("/old.png", .gated(gate, try Self.solidPNG(.red)))
+    let server = FakeImageTransport()
+    server.route("/old.png", .held(try Self.solidPNG(.red)))
     server.route("/new.png", .ok(try Self.solidPNG(.blue)))
     let loop = MainLoop(clock: .manual)
-    let loader = ImageLoader()
+    let loader = ImageLoader(transport: server)
     let layer = ImageLayer(loop: loop, loader: loader)
     layer.size = Size(width: 40, height: 20)
     var committedColors: [Color] = []
@@ -70,7 +68,7 @@ struct ImageLayerTests {
     let keeper = loader.load(server.url("/old.png")) { _ in oldArrived.signal() }
     layer.url = server.url("/new.png")  // the cell is reused for another row
     #expect(loop.run(until: { layer.image != nil }))
-    gate.open()
+    server.release("/old.png")
     #expect(oldArrived.wait(timeout: .now() + 30) == .success)
     for _ in 0..<5 { loop.runOnce() }
     #expect(loop.run(until: { !layer.isDisplayPending && !layer.needsDisplay }))
@@ -82,12 +80,10 @@ struct ImageLayerTests {
 
   @Test("leaving visibility withdraws the layer's wait, and only its own")
   func invisibleWithdraws() throws {
-    let server = try TestHTTPServer()
-    defer { server.stop() }
-    let gate = ResponseGate()
-    server.route("/slow.png", .gated(gate, try Self.solidPNG(.red)))
+    let server = FakeImageTransport()
+    server.route("/slow.png", .held(try Self.solidPNG(.red)))
     let loop = MainLoop(clock: .manual)
-    let loader = ImageLoader()
+    let loader = ImageLoader(transport: server)
     let first = ImageLayer(loop: loop, loader: loader)
     let second = ImageLayer(loop: loop, loader: loader)
     for layer in [first, second] {
@@ -100,7 +96,7 @@ struct ImageLayerTests {
     first.isVisible = false
     #expect(!first.isLoading)
     #expect(loader.pendingWaiterCount == 1)
-    gate.open()
+    server.release("/slow.png")
     #expect(loop.run(until: { second.image != nil }))
     #expect(first.image == nil)
     #expect(server.requestCount("/slow.png") == 1)
