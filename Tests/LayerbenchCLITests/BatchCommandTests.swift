@@ -123,10 +123,12 @@ struct BatchCommandTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     try (CLI.jsonl(120) + "bad line\n").write(
       to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
-    let clean = try CLI.run(["batch", "--input", "in.jsonl", "--out-dir", "clean", "--workers", "2"], in: dir)
+    let clean = try CLI.run(
+      ["batch", "--input", "in.jsonl", "--out-dir", "clean", "--workers", "2", "--write-thread", "off"], in: dir)
     #expect(clean.status == 1)
 
-    let args = ["batch", "--input", "in.jsonl", "--out-dir", "resumed", "--workers", "2"]
+    // Killed and resumed with a writer thread: the same records as workers writing their own.
+    let args = ["batch", "--input", "in.jsonl", "--out-dir", "resumed", "--workers", "2", "--write-thread", "on"]
     let first = try CLI.run(args + ["--kill-after", "30"], in: dir)
     #expect(first.signalled && first.status == SIGKILL)
     #expect(try CLI.manifest(dir.appendingPathComponent("resumed/manifest.jsonl")).count == 30)

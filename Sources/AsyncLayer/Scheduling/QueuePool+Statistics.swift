@@ -4,7 +4,8 @@ extension QueuePool {
     queues.map { queue in
       QueueStatistics(
         index: queue.index, enqueued: queue.enqueued.load(ordering: .relaxed),
-        executed: queue.executed.load(ordering: .relaxed), cancelled: queue.cancelled.load(ordering: .relaxed),
+        executed: queue.executed.load(ordering: .relaxed), stolen: queue.stolen.load(ordering: .relaxed),
+        cancelled: queue.cancelled.load(ordering: .relaxed),
         pending: queue.pending.load(ordering: .relaxed))
     }
   }

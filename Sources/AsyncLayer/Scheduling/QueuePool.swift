@@ -6,7 +6,9 @@ import Synchronization
 /// ``enqueue(_:)`` puts work on the queue with the fewest pending items (ties go to the lowest
 /// index). Cancelling a queued item through its ``PoolTicket`` is O(1) and takes it out of its
 /// queue's count at once — not when the worker reaches it — so the least-pending choice sees the
-/// real load. The worker skips cancelled items.
+/// real load. The worker skips cancelled items. A worker whose queue is empty takes the oldest
+/// waiting item of the busiest other queue (work placed with ``enqueue(_:)`` only), so one long
+/// draw never holds the items queued behind it while another queue is idle.
 ///
 /// A pool lives as long as someone holds it: layers hold theirs, and when the last reference goes
 /// its workers finish what they have queued and end their threads. ``shared``, the default of every
@@ -16,7 +18,7 @@ import Synchronization
 /// let pool = QueuePool(queueCount: 2)
 /// let ticket = pool.enqueue { drawSomething() }
 /// ticket.cancel()   // true while it had not started
-/// pool.statistics   // per queue: enqueued, executed, cancelled, pending
+/// pool.statistics   // per queue: enqueued, executed, stolen, cancelled, pending
 /// ```
 public final class QueuePool: Sendable {
   /// `min(active processor count, 6)`: more queues than cores only adds contention.
@@ -26,10 +28,14 @@ public final class QueuePool: Sendable {
   public static let shared = QueuePool()
 
   let queues: [DrawQueue]
+  private let group = DrawQueueGroup()
 
-  /// The nice value of the pool's threads by default: below the loop, as iOS runs its draw
-  /// queues at a lower QoS than the main thread, so that busy draw threads do not delay frames.
-  public static let defaultNiceness: Int32 = 5
+  /// The nice value of the pool's threads by default: 0, the priority of the thread that made the
+  /// pool. Draws are what the user waits to see, so they compete as equals with the process's other
+  /// work (iOS runs them at a user-initiated QoS, above utility work). Measured in `layerbench
+  /// scroll` beside two busy threads, nice 5 doubled the stale frames (2.3% against 1.1%, medians of
+  /// 5) and the wasted CPU; idle, nice 0 dropped no frame in the scroll and storm benchmarks.
+  public static let defaultNiceness: Int32 = 0
 
   /// The most queues a pool starts: each is a thread, and more threads than cores only add
   /// contention (a count of 100 000 would exhaust the process's threads).
@@ -41,9 +47,11 @@ public final class QueuePool: Sendable {
     queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw",
     niceness: Int32 = QueuePool.defaultNiceness
   ) {
+    let group = group
     queues = (0..<min(max(1, queueCount), Self.maximumQueueCount)).map {
-      DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness)
+      DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness, group: group)
     }
+    group.set(queues)
   }
 
   /// The number of serial queues.
@@ -55,21 +63,21 @@ public final class QueuePool: Sendable {
   /// pick the same queue; the counts themselves are always exact.
   @discardableResult
   public func enqueue(_ work: @escaping @Sendable () -> Void) -> PoolTicket {
-    enqueue(work, refused: nil, on: leastPendingQueue)
+    enqueue(work, refused: nil, on: leastPendingQueue, stealable: true)
   }
 
   /// Enqueues `work` on the queue at `index` (0..<``queueCount``), bypassing the choice (a
-  /// benchmark's fixed placement).
+  /// benchmark's fixed placement): it runs there, in order, and no other queue takes it.
   @discardableResult
   package func enqueue(onQueue index: Int, _ work: @escaping @Sendable () -> Void) -> PoolTicket {
-    enqueue(work, refused: nil, on: queues[min(max(0, index), queues.count - 1)])
+    enqueue(work, refused: nil, on: queues[min(max(0, index), queues.count - 1)], stealable: false)
   }
 
   /// Enqueues `work` on the least-pending queue; `refused` runs instead of it, once, when the pool
   /// was shut down (a layer's draw must end even then).
   @discardableResult
   func enqueue(_ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?) -> PoolTicket {
-    enqueue(work, refused: refused, on: leastPendingQueue)
+    enqueue(work, refused: refused, on: leastPendingQueue, stealable: true)
   }
 
   private var leastPendingQueue: DrawQueue {
@@ -86,9 +94,10 @@ public final class QueuePool: Sendable {
   }
 
   private func enqueue(
-    _ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue
+    _ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue,
+    stealable: Bool
   ) -> PoolTicket {
-    let item = PoolWorkItem(work: work, refused: refused, queue: queue)
+    let item = PoolWorkItem(work: work, refused: refused, queue: queue, isStealable: stealable)
     queue.submit(item)
     return PoolTicket(item: item)
   }
@@ -97,6 +106,7 @@ public final class QueuePool: Sendable {
   /// is refused. Runs when the last reference goes; tests call it to check what follows.
   func shutdown() {
     for queue in queues { queue.shutdown() }
+    group.clear()
   }
 
   deinit {
@@ -133,11 +143,11 @@ public struct PoolTicket: Sendable {
 
   let item: PoolWorkItem
 
-  /// The queue the item went to.
+  /// The queue the item went to (another queue's worker may run it, when that one is idle first).
   public var queueIndex: Int { item.queue.index }
 
   /// The item's current status.
-  public var status: Status { Status(rawValue: item.state.load(ordering: .acquiring))! }
+  public var status: Status { item.status }
 
   /// Cancels the item if it has not started: O(1), and its queue's pending count drops now.
   /// - Returns: true when this call cancelled it; false when it was running, done or cancelled.
@@ -151,13 +161,21 @@ final class PoolWorkItem: Sendable {
   let work: @Sendable () -> Void
   /// Runs instead of `work` when the queue refuses the item (shut down).
   let refused: (@Sendable () -> Void)?
+  /// The queue it was submitted to, which counts it as pending until it starts elsewhere.
   let queue: DrawQueue
+  /// Whether an idle queue's worker may run it (false for work placed on a given queue).
+  let isStealable: Bool
 
-  init(work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, queue: DrawQueue) {
+  init(
+    work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, queue: DrawQueue, isStealable: Bool
+  ) {
     self.work = work
     self.refused = refused
     self.queue = queue
+    self.isStealable = isStealable
   }
+
+  var status: PoolTicket.Status { PoolTicket.Status(rawValue: state.load(ordering: .acquiring))! }
 
   func cancel() -> Bool {
     let (exchanged, _) = state.compareExchange(

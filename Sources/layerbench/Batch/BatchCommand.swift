@@ -43,6 +43,12 @@ struct BatchRunCommand: ParsableCommand {
   @Option(help: "Worker threads (default: active cores).")
   var workers = ProcessInfo.processInfo.activeProcessorCount
 
+  @Option(
+    help: ArgumentHelp(
+      "Write PNGs and the manifest on a thread of their own: auto (when --workers leaves a core free), on or off.",
+      valueName: "auto|on|off"))
+  var writeThread: BatchWriteThread = .auto
+
   @Option(help: "Tiles in flight at most (default: 4 × workers).")
   var window: Int?
 
@@ -95,6 +101,7 @@ struct BatchRunCommand: ParsableCommand {
     var configuration = BatchConfiguration(
       input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
+    configuration.writeThread = writeThread.isUsed(workers: workers)
     configuration.failFast = failFast
     configuration.resume = resume
     configuration.maxLineBytes = maxLineBytes

@@ -1,4 +1,5 @@
 import AsyncLayer
+import DequeModule
 import Dispatch
 import Foundation
 import Synchronization
@@ -9,6 +10,9 @@ struct BatchConfiguration: Sendable {
   var outDir: String
   var parser: TileParser
   var workers: Int
+  /// Whether PNG files, their checksums and the manifest are written by a thread of their own
+  /// (`BatchWriteThread`): the workers then only render and encode.
+  var writeThread = false
   /// Tiles read but not yet in the manifest, at most (rendering, or waiting for an earlier line).
   var window: Int
   var shard: Shard?
@@ -64,8 +68,11 @@ final class BatchCounters: Sendable {
 /// Each worker takes a window slot, reads the next line of the input under the feed's lock (no
 /// reader thread: nothing to wake per tile), parses, renders, encodes and writes the PNG (temporary
 /// file, then rename), and hands the record to the commit step, which appends records to the
-/// manifest in input order and frees their slots. Memory is bounded by the window: at most
-/// `window` input lines and records, and `workers` images at once.
+/// manifest in input order and frees their slots. With `writeThread`, the worker hands the encoded
+/// PNG to one writer thread instead, which writes it, checksums it and commits its record: a core
+/// the workers leave free then takes the file system's share (about a fifth of a tile's CPU).
+/// Memory is bounded by the window: at most `window` input lines, records and encoded PNGs, and
+/// `workers` images at once.
 final class BatchEngine: Sendable {
   let configuration: BatchConfiguration
   let counters = BatchCounters()
@@ -102,7 +109,37 @@ final class BatchEngine: Sendable {
     var error: (any Error)?
   }
 
+  /// A rendered, encoded tile the writer thread has still to write.
+  private struct Encoded: Sendable {
+    var sequence: Int
+    var record: ManifestRecord
+    var file: String
+    var png: Data
+    var width: Int
+    var height: Int
+    var lines: Int
+    var unknownGlyphs: Int
+    /// Nanoseconds the worker spent on it (the record's `ms` adds the write).
+    var workNanoseconds: UInt64
+  }
+
+  /// What a worker made of a job: a finished record, or a PNG to write.
+  private enum Outcome {
+    case finished(ManifestRecord, reused: Bool)
+    case encoded(Encoded)
+  }
+
+  /// The writer thread's input: encoded tiles in the order they were encoded.
+  private struct WriteQueue {
+    var tiles = Deque<Encoded>()
+    var isClosed = false
+    /// The writer is (about to be) waiting on `writerWake`: the next append or close signals it.
+    var isSleeping = false
+  }
+
   private let feed = ThreadSanitizedMutex(Feed())
+  private let writeQueue = ThreadSanitizedMutex(WriteQueue())
+  private let writerWake = DispatchSemaphore(value: 0)
   private let windowSlots: DispatchSemaphore
   private let commitState = ThreadSanitizedMutex(CommitState())
   private let manifestFD = ThreadSanitizedMutex<Int32>(-1)
@@ -148,6 +185,16 @@ final class BatchEngine: Sendable {
     }
 
     let finished = DispatchSemaphore(value: 0)
+    let writerFinished = DispatchSemaphore(value: 0)
+    if config.writeThread {
+      let writer = Thread { [self] in
+        // Its temporary files are named apart from the workers' (0..<workers).
+        write(as: config.workers, directory: directory)
+        writerFinished.signal()
+      }
+      writer.name = "batch-writer"
+      writer.start()
+    }
     for worker in 0..<config.workers {
       let thread = Thread { [self] in
         work(worker: worker, directory: directory)
@@ -159,6 +206,10 @@ final class BatchEngine: Sendable {
     }
 
     for _ in 0..<config.workers { finished.wait() }
+    if config.writeThread {
+      closeWriteQueue()
+      writerFinished.wait()
+    }
     progress.stop()
     let (blankLines, inputLines, readError) = feed.withLock { feed in
       let read = (feed.blankLines, feed.lines?.lineCount ?? 0, feed.error)
@@ -293,19 +344,31 @@ final class BatchEngine: Sendable {
         windowSlots.signal()
         return
       }
-      let (record, reused) = process(job, worker: worker, directory: directory)
-      // The JSON line is encoded here, in parallel, not by the one committing thread.
-      let line = configuration.writesManifest ? record.jsonLine() : Data()
-      commit(Committed(record: record, line: line, reused: reused), sequence: job.sequence)
+      switch process(job, directory: directory) {
+      case .finished(let record, let reused):
+        finish(record, reused: reused, sequence: job.sequence)
+      case .encoded(let encoded) where configuration.writeThread:
+        enqueueForWriting(encoded)
+      case .encoded(let encoded):
+        finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
+      }
     }
   }
 
-  private func process(_ job: Job, worker: Int, directory: OutputDirectory) -> (ManifestRecord, reused: Bool) {
+  /// Hands a record to the commit step, with its JSON line encoded here, in parallel, not by the
+  /// one committing thread.
+  private func finish(_ record: ManifestRecord, reused: Bool, sequence: Int) {
+    let line = configuration.writesManifest ? record.jsonLine() : Data()
+    commit(Committed(record: record, line: line, reused: reused), sequence: sequence)
+  }
+
+  /// Parses, renders and encodes a job; or reuses the previous run's tile, or records its error.
+  private func process(_ job: Job, directory: OutputDirectory) -> Outcome {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = ManifestRecord(line: job.line)
     if job.isTooLong {
       record.error = "line is longer than \(configuration.maxLineBytes) bytes"
-      return (record, false)
+      return .finished(record, reused: false)
     }
     record.input = String(SHA256.hex(job.bytes + fingerprint).prefix(16))
     do {
@@ -313,26 +376,85 @@ final class BatchEngine: Sendable {
       record.id = spec.id
       let file = spec.id + ".png"
       if let previous = job.previous, isReusable(previous, as: record, file: file, in: directory) {
-        return (previous, true)
+        return .finished(previous, reused: true)
       }
       let rendered = try spec.tile.render()
       let png = try configuration.encoder.encode(rendered.image)
-      try directory.writeAtomically(png, named: file, worker: worker)
-      record.file = file
-      record.width = rendered.image.pixelWidth
-      record.height = rendered.image.pixelHeight
-      record.lines = rendered.lineCount
-      record.unknownGlyphs = rendered.unknownGlyphCount
-      record.bytes = png.count
-      record.sha256 = SHA256.hex(png)
+      return .encoded(
+        Encoded(
+          sequence: job.sequence, record: record, file: file, png: png, width: rendered.image.pixelWidth,
+          height: rendered.image.pixelHeight, lines: rendered.lineCount, unknownGlyphs: rendered.unknownGlyphCount,
+          workNanoseconds: DispatchTime.now().uptimeNanoseconds - start))
     } catch let error as TileSpecError {
       record.id = error.id
       record.error = error.description
     } catch {
       record.error = "\(error)"
     }
-    record.ms = (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3).rounded() / 1e3
-    return (record, false)
+    record.ms = Self.milliseconds(DispatchTime.now().uptimeNanoseconds - start)
+    return .finished(record, reused: false)
+  }
+
+  /// Writes an encoded tile's PNG (temporary file, then rename) and returns its finished record.
+  private func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
+    let start = DispatchTime.now().uptimeNanoseconds
+    var record = encoded.record
+    do {
+      try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
+      record.file = encoded.file
+      record.width = encoded.width
+      record.height = encoded.height
+      record.lines = encoded.lines
+      record.unknownGlyphs = encoded.unknownGlyphs
+      record.bytes = encoded.png.count
+      record.sha256 = SHA256.hex(encoded.png)
+    } catch {
+      record.error = "\(error)"
+    }
+    record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
+    return record
+  }
+
+  private static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e3).rounded() / 1e3 }
+
+  // MARK: The writer thread
+
+  private func enqueueForWriting(_ encoded: Encoded) {
+    let wakeWriter = writeQueue.withLock { queue -> Bool in
+      queue.tiles.append(encoded)
+      defer { queue.isSleeping = false }
+      return queue.isSleeping
+    }
+    if wakeWriter { writerWake.signal() }
+  }
+
+  /// Called once every worker has ended: the writer writes what is queued, then ends.
+  private func closeWriteQueue() {
+    let wakeWriter = writeQueue.withLock { queue -> Bool in
+      queue.isClosed = true
+      defer { queue.isSleeping = false }
+      return queue.isSleeping
+    }
+    if wakeWriter { writerWake.signal() }
+  }
+
+  /// The writer thread: writes each encoded tile and commits its record, until the queue closes.
+  private func write(as writer: Int, directory: OutputDirectory) {
+    while true {
+      let next = writeQueue.withLock { queue -> (tile: Encoded?, sleeps: Bool) in
+        if let tile = queue.tiles.popFirst() { return (tile, false) }
+        if queue.isClosed { return (nil, false) }
+        queue.isSleeping = true
+        return (nil, true)
+      }
+      if let tile = next.tile {
+        finish(written(tile, as: writer, in: directory), reused: false, sequence: tile.sequence)
+      } else if next.sleeps {
+        writerWake.wait()
+      } else {
+        return
+      }
+    }
   }
 
   /// Whether the previous run's record for this line still describes the file on disk.
