@@ -30,4 +30,20 @@ struct SHA256Tests {
       #expect(SHA256.hex(prefix, hardware: true) == SHA256.hex(prefix, hardware: false), "length \(length)")
     }
   }
+
+  @Test("a message hashed in two parts has the digest of the whole, wherever it is split", arguments: paths)
+  func twoParts(hardware: Bool) {
+    let bytes = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 5) })
+    for length in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300] {
+      let message = bytes.prefix(length)
+      let whole = SHA256.hex(message, hardware: hardware)
+      for split in Set([0, 1, length / 3, length / 2, max(0, length - 1), length]) where split <= length {
+        let first = Data(message.prefix(split)), second = Data(message.dropFirst(split))
+        #expect(SHA256.hex(first, second, hardware: hardware) == whole, "length \(length), split at \(split)")
+      }
+    }
+    #expect(
+      SHA256.hex(Data("ab".utf8), followedBy: Data("c".utf8))
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
 }

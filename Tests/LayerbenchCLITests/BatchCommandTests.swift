@@ -74,7 +74,10 @@ struct BatchCommandTests {
 
   @Test(
     "ids that are not safe file names are refused",
-    arguments: ["../x", "a/b", ".hidden", "..", "tab\tid", String(repeating: "x", count: 201), ""])
+    arguments: [
+      "../x", "a/b", "a\\b", ".hidden", "..", "tab\tid", "del\u{7f}", "next-line\u{85}",
+      String(repeating: "x", count: 201), "",
+    ])
   func unsafeIDs(id: String) throws {
     let dir = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }

@@ -18,54 +18,93 @@ package enum SHA256 {
   static let hasHardwareRounds = asynclayer_sha256_hardware() != 0
 
   /// The digest as 64 lowercase hex digits.
-  package static func hex(_ data: Data) -> String { hex(data, hardware: hasHardwareRounds) }
+  package static func hex(_ data: Data) -> String { hex(data, Data(), hardware: hasHardwareRounds) }
+
+  /// The digest of `first` followed by `second`, without joining them into one buffer first.
+  package static func hex(_ first: Data, followedBy second: Data) -> String {
+    hex(first, second, hardware: hasHardwareRounds)
+  }
 
   /// The digest, through the CPU's SHA instructions or the portable rounds (tests compare the two).
-  static func hex(_ data: Data, hardware: Bool) -> String {
+  static func hex(_ data: Data, hardware: Bool) -> String { hex(data, Data(), hardware: hardware) }
+
+  /// The digest of `first` then `second`. Whole blocks are hashed in place; only a part's last partial
+  /// block and the padding go through a 128-byte buffer on the stack, so a hash allocates nothing
+  /// but its result (`layerbench batch` hashes every PNG and every input line).
+  static func hex(_ first: Data, _ second: Data, hardware: Bool) -> String {
     var hash: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
-    var w = [UInt32](repeating: 0, count: 64)
-    // `blocks` 64-byte blocks at `start` into `hash`.
-    func compress(_ start: UnsafeRawPointer, blocks: Int) {
-      if hardware {
-        withUnsafeMutablePointer(to: &hash) { hash in
-          hash.withMemoryRebound(to: UInt32.self, capacity: 8) { state in
-            asynclayer_sha256_blocks(state, start.assumingMemoryBound(to: UInt8.self), blocks)
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+      withUnsafeTemporaryAllocation(byteCount: 128, alignment: 16) { pending in
+        // `blocks` 64-byte blocks at `start` into `hash`.
+        func compress(_ start: UnsafeRawPointer, blocks: Int) {
+          if hardware {
+            withUnsafeMutablePointer(to: &hash) { hash in
+              hash.withMemoryRebound(to: UInt32.self, capacity: 8) { state in
+                asynclayer_sha256_blocks(state, start.assumingMemoryBound(to: UInt8.self), blocks)
+              }
+            }
+            return
+          }
+          withUnsafeBytes(of: asynclayer_sha256_k) { constants in
+            let k = constants.bindMemory(to: UInt32.self)
+            for block in 0..<blocks {
+              Self.compress(UnsafeRawBufferPointer(start: start + block * 64, count: 64), into: &hash, w, k)
+            }
           }
         }
-        return
-      }
-      w.withUnsafeMutableBufferPointer { w in
-        withUnsafeBytes(of: asynclayer_sha256_k) { constants in
-          let k = constants.bindMemory(to: UInt32.self)
-          for block in 0..<blocks {
-            Self.compress(UnsafeRawBufferPointer(start: start + block * 64, count: 64), into: &hash, w, k)
+        let buffer = pending.baseAddress!
+        var pendingCount = 0
+        var total = 0
+        for part in [first, second] where !part.isEmpty {
+          part.withUnsafeBytes { bytes in
+            guard var next = bytes.baseAddress, !bytes.isEmpty else { return }
+            total += bytes.count
+            var left = bytes.count
+            if pendingCount > 0 {
+              let taken = min(64 - pendingCount, left)
+              (buffer + pendingCount).copyMemory(from: next, byteCount: taken)
+              pendingCount += taken
+              next += taken
+              left -= taken
+              guard pendingCount == 64 else { return }
+              compress(buffer, blocks: 1)
+              pendingCount = 0
+            }
+            let whole = left / 64
+            if whole > 0 { compress(next, blocks: whole) }
+            pendingCount = left - whole * 64
+            if pendingCount > 0 { buffer.copyMemory(from: next + whole * 64, byteCount: pendingCount) }
           }
         }
+        // The tail: 0x80, zeros and the bit length, in one or two blocks.
+        buffer.storeBytes(of: 0x80, toByteOffset: pendingCount, as: UInt8.self)
+        let tailBlocks = pendingCount < 56 ? 1 : 2
+        let lengthAt = tailBlocks * 64 - 8
+        (buffer + pendingCount + 1).initializeMemory(as: UInt8.self, repeating: 0, count: lengthAt - pendingCount - 1)
+        let bitLength = UInt64(total) &* 8
+        for byte in 0..<8 {
+          buffer.storeBytes(
+            of: UInt8(truncatingIfNeeded: bitLength >> UInt64(56 - 8 * byte)), toByteOffset: lengthAt + byte,
+            as: UInt8.self)
+        }
+        compress(buffer, blocks: tailBlocks)
       }
     }
-    data.withUnsafeBytes { bytes in
-      let whole = bytes.count / 64
-      if whole > 0 { compress(bytes.baseAddress!, blocks: whole) }
-      // The tail, 0x80, zeros and the bit length, in one or two blocks.
-      var tail = [UInt8](bytes[(whole * 64)...])
-      tail.append(0x80)
-      while tail.count % 64 != 56 { tail.append(0) }
-      let bitLength = UInt64(bytes.count) &* 8
-      for shift in stride(from: 56, through: 0, by: -8) {
-        tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+    return withUnsafeBytes(of: hash) { words in
+      String(unsafeUninitializedCapacity: 64) { text in
+        let digits: StaticString = "0123456789abcdef"
+        let digit = digits.utf8Start
+        for index in 0..<8 {
+          let word = words.load(fromByteOffset: index * 4, as: UInt32.self)
+          for nibble in 0..<8 {
+            text[index * 8 + nibble] = digit[Int((word >> UInt32(28 - 4 * nibble)) & 0xf)]
+          }
+        }
+        return 64
       }
-      tail.withUnsafeBytes { compress($0.baseAddress!, blocks: $0.count / 64) }
     }
-    let words = [hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7]
-    let digits = Array("0123456789abcdef".utf8)
-    var text = [UInt8]()
-    text.reserveCapacity(64)
-    for word in words {
-      for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int((word >> UInt32(shift)) & 0xf)]) }
-    }
-    return String(decoding: text, as: UTF8.self)
   }
 
   private static func compress(

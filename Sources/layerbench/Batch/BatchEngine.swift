@@ -370,7 +370,7 @@ final class BatchEngine: Sendable {
       record.error = "line is longer than \(configuration.maxLineBytes) bytes"
       return .finished(record, reused: false)
     }
-    record.input = String(SHA256.hex(job.bytes + fingerprint).prefix(16))
+    record.input = String(SHA256.hex(job.bytes, followedBy: fingerprint).prefix(16))
     do {
       let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
       record.id = spec.id

@@ -129,8 +129,17 @@ struct TileParser: Sendable {
     if let problem = Self.problem(withID: id) { throw TileSpecError(id: nil, description: problem) }
     func fail(_ message: String) -> TileSpecError { TileSpecError(id: id, description: message) }
 
-    let unknown = Set(object.keys).subtracting(Self.styleFields).subtracting(["id", "text", "markup"])
-    if let field = unknown.sorted().first { throw fail("unknown field '\(field)'") }
+    // Counted, not built as sets: most lines have only id and text, and this runs for every line.
+    var styled = false
+    var unknown: String?
+    for key in object.keys {
+      if Self.styleFields.contains(key) {
+        styled = true
+      } else if key != "id", key != "text", key != "markup", unknown.map({ key < $0 }) ?? true {
+        unknown = key
+      }
+    }
+    if let unknown { throw fail("unknown field '\(unknown)'") }
     let content: TextContent
     switch (object["text"], object["markup"]) {
     case (let text as String, nil): content = .plain(text)
@@ -140,7 +149,7 @@ struct TileParser: Sendable {
     default: throw fail("'text' and 'markup' must be strings")
     }
 
-    if Self.styleFields.isDisjoint(with: object.keys) { return TileSpec(id: id, tile: tile(content)) }
+    if !styled { return TileSpec(id: id, tile: tile(content)) }
     var options = defaults
     func string(_ key: String) throws(TileSpecError) -> String? {
       guard let value = object[key] else { return nil }
@@ -199,11 +208,21 @@ struct TileParser: Sendable {
   static func problem(withID id: String) -> String? {
     if id.isEmpty { return "id is empty" }
     if id.utf8.count > maxIDBytes { return "id is longer than \(maxIDBytes) bytes" }
-    if id.hasPrefix(".") { return "id '\(id)' starts with '.' (hidden file names, '.' and '..' are refused)" }
-    if id.contains("/") || id.contains("\\") { return "id '\(id)' contains a path separator" }
-    if id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x7f }) {
-      return "id contains a control character"
+    if id.utf8.first == UInt8(ascii: ".") {
+      return "id '\(id)' starts with '.' (hidden file names, '.' and '..' are refused)"
     }
+    // One pass over the UTF-8 bytes (this runs for every line): separators, and the control
+    // characters (general category Cc: U+0000–U+001F, U+007F, U+0080–U+009F, the last encoded C2 80–C2 9F).
+    var separator = false
+    var control = false
+    var afterC2 = false
+    for byte in id.utf8 {
+      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { separator = true }
+      if byte < 0x20 || byte == 0x7f || (afterC2 && byte < 0xa0) { control = true }
+      afterC2 = byte == 0xc2
+    }
+    if separator { return "id '\(id)' contains a path separator" }
+    if control { return "id contains a control character" }
     return nil
   }
 }
