@@ -73,7 +73,7 @@ extension AsyncLayer {
     do {
       job = DrawJob(
         renderer: try ImageRenderer(size: size, scale: contentsScale), isOpaque: isOpaque,
-        backgroundColor: backgroundColor, operation: makeDrawOperation())
+        backgroundColor: backgroundColor, operation: makeDrawOperation(), recycler: pixelRecycler)
     } catch {
       return endDisplay(.fail(error, isCurrent: true, cpuTime: .zero))
     }
@@ -93,7 +93,7 @@ extension AsyncLayer {
     case .clear: contents = nil
     case .placeholder(let color): contents = RenderedImage(solid: color, renderer: job.renderer)
     }
-    if case .keep = staleContentsPolicy {} else { RenderedImage.releaseOffLoop(consume replaced) }
+    if case .keep = staleContentsPolicy {} else { RenderedImage.releaseOffLoop(pixelRecycler.keep(consume replaced)) }
     let owner = LoopBound(WeakLayer(self), loop: loop)
     let loop = loop
     let ticket = GenerationCheckedJob(
@@ -124,7 +124,7 @@ extension AsyncLayer {
 
   /// Counts the end, updates the results and calls ``didDisplay(finished:)`` — once per display.
   private func endDisplay(_ end: DisplayEnd) {
-    end.apply(to: &contents, lastError: &lastError, recorder: recorder)
+    end.apply(to: &contents, lastError: &lastError, recorder: recorder, recycler: pixelRecycler)
     displayStateDidChange()
     didDisplay(finished: end.isFinished)
   }

@@ -38,6 +38,8 @@ open class AsyncLayer {
   var displayState = DisplayStateMachine<PoolTicket>()
   /// ``displayState``'s generation, as the draws on the pool read it.
   let generationCounter = GenerationCounter()
+  /// The contents the last commit replaced, kept (when large) for the next draw to write over.
+  let pixelRecycler = PixelRecycler()
   let recorder: StatisticsRecorder
   /// Called on the draw thread each time draw code polls for cancellation (tests hold draws here).
   var cancellationPollHook: (@Sendable () -> Void)?

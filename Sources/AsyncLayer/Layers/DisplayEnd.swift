@@ -28,13 +28,20 @@ enum DisplayEnd {
   }
 
   /// Counts the end in `recorder`, and applies it to the owner's `contents` and `lastError`
-  /// (replaced contents are freed off the loop).
-  func apply(to contents: inout RenderedImage?, lastError: inout (any Error)?, recorder: StatisticsRecorder) {
+  /// (replaced contents are kept by `recycler` for the next draw when large, else freed off the loop).
+  func apply(
+    to contents: inout RenderedImage?, lastError: inout (any Error)?, recorder: StatisticsRecorder,
+    recycler: PixelRecycler? = nil
+  ) {
     switch self {
     case .commit(let image, let cpuTime):
       let replaced = contents
       contents = image
-      RenderedImage.releaseOffLoop(consume replaced)
+      if let recycler {
+        RenderedImage.releaseOffLoop(recycler.keep(consume replaced))
+      } else {
+        RenderedImage.releaseOffLoop(consume replaced)
+      }
       lastError = nil
       recorder.record(.committed, cpuTime: cpuTime)
     case .discard(let cpuTime):

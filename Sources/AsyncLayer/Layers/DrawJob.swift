@@ -4,13 +4,35 @@ struct DrawJob: Sendable {
   let isOpaque: Bool
   let backgroundColor: Color?
   let operation: DrawOperation?
+  /// The layer's spare buffer, which the draw writes over when it has the right size.
+  var recycler: PixelRecycler? = nil
 
   func render(isCancelled: @escaping () -> Bool) throws -> RenderedImage {
-    try renderer.render(isCancelled: isCancelled) { context in
-      let bounds = Rect(origin: .zero, size: renderer.size)
-      if isOpaque, !(backgroundColor?.isOpaque ?? false) { context.clear(to: .white) }
-      if let backgroundColor { context.fill(bounds, color: backgroundColor) }
+    // When the background covers every pixel alike, its pixel value is written in the pass that
+    // initializes the memory, not by a second pass over it (the same value: cairo computes it).
+    let prefilled = renderer.coversWholePixels && (isOpaque || backgroundColor != nil)
+    let pixel = prefilled ? try Self.backgroundPixel(isOpaque: isOpaque, backgroundColor: backgroundColor) : 0
+    return try renderer.render(startingWith: pixel, reusing: recycler, isCancelled: isCancelled) { context in
+      if !prefilled {
+        Self.paintBackground(context, bounds: Rect(origin: .zero, size: renderer.size), isOpaque, backgroundColor)
+      }
       try operation?.draw(context)
     }
+  }
+
+  private static func paintBackground(
+    _ context: DrawingContext, bounds: Rect, _ isOpaque: Bool, _ backgroundColor: Color?
+  ) {
+    if isOpaque, !(backgroundColor?.isOpaque ?? false) { context.clear(to: .white) }
+    if let backgroundColor { context.fill(bounds, color: backgroundColor) }
+  }
+
+  /// The pixel the background paints, rendered by cairo on one pixel.
+  static func backgroundPixel(isOpaque: Bool, backgroundColor: Color?) throws -> UInt32 {
+    let one = try ImageRenderer(size: Size(width: 1, height: 1))
+    let image = try one.render { context in
+      paintBackground(context, bounds: Rect(x: 0, y: 0, width: 1, height: 1), isOpaque, backgroundColor)
+    }
+    return image.pixels[0]
   }
 }

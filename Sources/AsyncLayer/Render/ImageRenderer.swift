@@ -1,5 +1,9 @@
 internal import CCairo
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Renders draw code into a new ``RenderedImage`` of a given size and scale.
 ///
 /// The renderer validates its dimensions up front, so a bad width, height or scale fails with a
@@ -77,26 +81,84 @@ public struct ImageRenderer: Sendable, Hashable {
     isCancelled: @escaping () -> Bool = { false },
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
+    try render(startingWith: 0, isCancelled: isCancelled, draw)
+  }
+
+  /// Whether the pixel grid covers ``size`` exactly (no partly covered edge pixels): a fill of the
+  /// whole size then sets every pixel to one value, which ``render(startingWith:reusing:isCancelled:_:)`` can
+  /// write in the same pass that initializes the memory.
+  var coversWholePixels: Bool {
+    Double(pixelWidth) == size.width * scale && Double(pixelHeight) == size.height * scale
+  }
+
+  /// Renders with every pixel starting at `pixel` (premultiplied ARGB32): one pass over the memory
+  /// instead of zeroing it and then filling a background over it. With a `recycler` holding a spare
+  /// buffer of this size, the pixels are written over the spare instead of fresh memory; a draw that
+  /// throws gives the buffer back.
+  func render(
+    startingWith pixel: UInt32, reusing recycler: PixelRecycler? = nil, isCancelled: @escaping () -> Bool = { false },
+    _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
     let count = pixelWidth * pixelHeight
+    if var pixels = recycler?.take(count: count) {
+      do {
+        // Unique here unless someone kept the old contents: then this copies them first.
+        try pixels.withUnsafeMutableBufferPointer { buffer in
+          let base = buffer.baseAddress!
+          base.update(repeating: pixel, count: count)
+          try self.draw(into: base, isCancelled: isCancelled, draw)
+        }
+      } catch {
+        recycler?.giveBack(pixels)
+        throw error
+      }
+      return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+    }
     // cairo draws straight into the array's storage: no copy between render and result.
     let pixels = try [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
       let base = buffer.baseAddress!
-      base.initialize(repeating: 0, count: count)
-      let raw = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self)
-      let surface = try CairoSurface(
-        taking: cairo_image_surface_create_for_data(
-          raw, CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight), Int32(pixelWidth * 4)),
-        operation: "cairo_image_surface_create_for_data")
-      // Finishing detaches the surface from the array, even if `draw` leaked the context.
-      defer { cairo_surface_finish(surface.raw) }
-      let context = try CairoContext(surface: surface)
-      cairo_scale(context.raw, scale, scale)
-      let drawing = DrawingContext(context: context, size: size, scale: scale, isCancelled: isCancelled)
-      try draw(drawing)
-      try context.check("drawing")
-      cairo_surface_flush(surface.raw)
+      Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
+      base.initialize(repeating: pixel, count: count)
+      try self.draw(into: base, isCancelled: isCancelled, draw)
       initialized = count
     }
     return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+  }
+
+  /// Runs `draw` on a cairo surface over `base`, `pixelWidth × pixelHeight` initialized pixels.
+  private func draw(
+    into base: UnsafeMutablePointer<UInt32>, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+  ) throws {
+    let raw = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self)
+    let surface = try CairoSurface(
+      taking: cairo_image_surface_create_for_data(
+        raw, CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight), Int32(pixelWidth * 4)),
+      operation: "cairo_image_surface_create_for_data")
+    // Finishing detaches the surface from the array, even if `draw` leaked the context.
+    defer { cairo_surface_finish(surface.raw) }
+    let context = try CairoContext(surface: surface)
+    cairo_scale(context.raw, scale, scale)
+    let drawing = DrawingContext(context: context, size: size, scale: scale, isCancelled: isCancelled)
+    try draw(drawing)
+    try context.check("drawing")
+    cairo_surface_flush(surface.raw)
+  }
+
+  /// Images from this size up ask the kernel for 2 MiB pages.
+  static let hugePageThreshold = 8 << 20
+
+  /// Asks for transparent huge pages on the 2 MiB-aligned part of a large, not yet touched buffer.
+  /// A tall text layer's contents (a long document at 2×: 100 MB and more) otherwise take one page
+  /// fault per 4 KiB on first touch: a quarter of a 6,000-word paragraph's draw went to faulting in
+  /// and zeroing fresh pages. Only a hint: where the kernel has huge pages off, nothing changes.
+  static func adviseHugePages(_ start: UnsafeMutableRawPointer, byteCount: Int) {
+    #if os(Linux)
+      guard byteCount >= hugePageThreshold else { return }
+      let huge = UInt(2 << 20)
+      let first = (UInt(bitPattern: start) + huge - 1) & ~(huge - 1)
+      let end = (UInt(bitPattern: start) + UInt(byteCount)) & ~(huge - 1)
+      guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
+      _ = madvise(aligned, Int(end - first), MADV_HUGEPAGE)
+    #endif
   }
 }

@@ -1,0 +1,66 @@
+import Testing
+
+@testable import AsyncLayer
+
+/// A layer's background is written while the pixel memory is initialized when it covers every
+/// pixel alike; these tests hold that path to the two-pass one (zero, then cairo paints it).
+@Suite("Draw job backgrounds")
+struct DrawJobBackgroundTests {
+  static let backgrounds: [(isOpaque: Bool, color: Color?)] = [
+    (false, .white), (true, nil), (true, Color(red: 1, green: 0, blue: 0, alpha: 0.5)),
+    (false, Color(red: 0.2, green: 0.4, blue: 0.6, alpha: 0.3)), (false, Color(red8: 17, green8: 200, blue8: 3)),
+    (true, .clear),
+  ]
+
+  /// Draws a bar over the background, so the operation's own drawing is checked too.
+  static let operation = DrawOperation { context in
+    context.fill(Rect(x: 1.25, y: 1, width: 3, height: 2.5), color: Color(red: 0, green: 0, blue: 1, alpha: 0.7))
+  }
+
+  /// The same job drawn the old way: zeroed memory, then the background painted by cairo.
+  static func twoPass(_ job: DrawJob) throws -> RenderedImage {
+    try job.renderer.render { context in
+      let bounds = Rect(origin: .zero, size: job.renderer.size)
+      if job.isOpaque, !(job.backgroundColor?.isOpaque ?? false) { context.clear(to: .white) }
+      if let color = job.backgroundColor { context.fill(bounds, color: color) }
+      try job.operation?.draw(context)
+    }
+  }
+
+  @Test(
+    "pixel-aligned sizes start from the background's pixel and match the two-pass render exactly",
+    arguments: [(Size(width: 10, height: 7), 2.0), (Size(width: 9, height: 5), 1.0), (Size(width: 6, height: 4), 1.5)])
+  func alignedSizes(size: Size, scale: Double) throws {
+    let renderer = try ImageRenderer(size: size, scale: scale)
+    #expect(renderer.coversWholePixels)
+    for background in Self.backgrounds {
+      let job = DrawJob(
+        renderer: renderer, isOpaque: background.isOpaque, backgroundColor: background.color, operation: Self.operation)
+      let image = try job.render(isCancelled: { false })
+      #expect(image.pixels == (try Self.twoPass(job)).pixels, "\(background)")
+      // The bar is drawn over the background, which shows around it.
+      #expect(
+        image.pixels[0] == (try DrawJob.backgroundPixel(isOpaque: job.isOpaque, backgroundColor: job.backgroundColor)))
+      #expect(image.pixels[0] != image.pixels[2 * image.pixelWidth + 2])
+    }
+  }
+
+  @Test("a size with partly covered edge pixels keeps the two-pass render (antialiased edges)")
+  func fractionalSizes() throws {
+    let renderer = try ImageRenderer(size: Size(width: 10.5, height: 7.25), scale: 1)
+    #expect(!renderer.coversWholePixels)
+    let job = DrawJob(renderer: renderer, isOpaque: false, backgroundColor: .red, operation: Self.operation)
+    let image = try job.render(isCancelled: { false })
+    #expect(image.pixels == (try Self.twoPass(job)).pixels)
+    // The last column is half covered: half-transparent red, not the full background.
+    let edge = image.pixels[image.pixelWidth - 1]
+    #expect(edge >> 24 > 0 && edge >> 24 < 255)
+  }
+
+  @Test("an opaque white background is 0xFFFFFFFF and no background is transparent")
+  func backgroundPixels() throws {
+    #expect(try DrawJob.backgroundPixel(isOpaque: false, backgroundColor: .white) == 0xFFFF_FFFF)
+    #expect(try DrawJob.backgroundPixel(isOpaque: true, backgroundColor: nil) == 0xFFFF_FFFF)
+    #expect(try DrawJob.backgroundPixel(isOpaque: false, backgroundColor: nil) == 0)
+  }
+}
