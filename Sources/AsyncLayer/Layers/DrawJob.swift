@@ -27,12 +27,28 @@ struct DrawJob: Sendable {
     if let backgroundColor { context.fill(bounds, color: backgroundColor) }
   }
 
-  /// The pixel the background paints, rendered by cairo on one pixel.
+  /// The pixel the background paints, rendered by cairo on one pixel once per background (a
+  /// handful per program), then remembered: every draw asks.
   static func backgroundPixel(isOpaque: Bool, backgroundColor: Color?) throws -> UInt32 {
+    let key = BackgroundKey(isOpaque: isOpaque, color: backgroundColor)
+    if let pixel = backgroundPixels.withLock({ $0[key] }) { return pixel }
     let one = try ImageRenderer(size: Size(width: 1, height: 1))
     let image = try one.render { context in
       paintBackground(context, bounds: Rect(x: 0, y: 0, width: 1, height: 1), isOpaque, backgroundColor)
     }
-    return image.pixels[0]
+    let pixel = image.pixels[0]
+    backgroundPixels.withLock { pixels in
+      if pixels.count >= maximumRememberedBackgrounds { pixels.removeAll() }  // colours computed per draw
+      pixels[key] = pixel
+    }
+    return pixel
   }
+
+  private struct BackgroundKey: Hashable {
+    var isOpaque: Bool
+    var color: Color?
+  }
+
+  private static let maximumRememberedBackgrounds = 256
+  private static let backgroundPixels = Mutex<[BackgroundKey: UInt32]>([:])
 }
