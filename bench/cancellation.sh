@@ -58,6 +58,8 @@ run scroll-sweep scroll --modes sync,async-nocancel,async --sweep --sweep-prefet
 # 6. No-cancel's backlog against the storm's length.
 run storm-resize-lengths storm --scenarios resize --lengths "$LENGTHS" --repeats "$LENGTH_REPEATS"
 run storm-typing-lengths storm --scenarios typing --lengths "$TYPING_LENGTHS" --repeats "$LENGTH_REPEATS"
+run storm-resize-lengths-loaded storm --scenarios resize --lengths "$LENGTHS" --repeats "$LENGTH_REPEATS" --background-load 2
+run storm-typing-lengths-loaded storm --scenarios typing --lengths "$TYPING_LENGTHS" --repeats "$LENGTH_REPEATS" --background-load 2
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/conditions.txt"
 echo "wrote $OUT"

@@ -79,6 +79,6 @@ struct PixelRecyclerTests {
     #expect(!recycler.hasSpare)
     recycler.giveBack([UInt32](repeating: 1, count: count))
     recycler.giveBack([UInt32](repeating: 2, count: count))  // a spare is there: not replaced
-    #expect(recycler.take(count: count)?.first == 1)
+    #expect(recycler.take(count: count)?.pixels.first == 1)
   }
 }

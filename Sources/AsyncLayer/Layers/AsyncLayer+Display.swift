@@ -73,7 +73,8 @@ extension AsyncLayer {
     do {
       job = DrawJob(
         renderer: try ImageRenderer(size: size, scale: contentsScale), isOpaque: isOpaque,
-        backgroundColor: backgroundColor, operation: makeDrawOperation(), recycler: pixelRecycler)
+        backgroundColor: backgroundColor, operation: makeDrawOperation(), recycler: pixelRecycler,
+        shown: DrawJob.ShownContents(contents))
     } catch {
       return endDisplay(.fail(error, isCurrent: true, cpuTime: .zero))
     }

@@ -6,12 +6,33 @@ struct DrawJob: Sendable {
   let operation: DrawOperation?
   /// The layer's spare buffer, which the draw writes over when it has the right size.
   var recycler: PixelRecycler? = nil
+  /// The contents shown when the draw was asked for: a banded draw copies them and redraws what
+  /// changed when the spare cannot serve.
+  var shown: ShownContents? = nil
+
+  /// The shown contents, handed to the draw once: the draw lets go of them when it ends, not when
+  /// the pool lets go of the job. Otherwise a finished job could still share them after they became
+  /// the spare, and the next draw would copy the spare (copy on write) instead of writing over it.
+  final class ShownContents: Sendable {
+    private let image: Mutex<RenderedImage?>
+
+    init(_ image: RenderedImage?) { self.image = Mutex(image) }
+
+    func take() -> RenderedImage? { image.withLock { $0.take() } }
+  }
 
   func render(isCancelled: @escaping () -> Bool) throws -> RenderedImage {
+    let shown = shown?.take()  // held for this call only, by every path
     // When the background covers every pixel alike, its pixel value is written in the pass that
     // initializes the memory, not by a second pass over it (the same value: cairo computes it).
     let prefilled = renderer.coversWholePixels && (isOpaque || backgroundColor != nil)
     let pixel = prefilled ? try Self.backgroundPixel(isOpaque: isOpaque, backgroundColor: backgroundColor) : 0
+    // A banded draw clears the rows it redraws to `pixel`: only where that is the whole background.
+    let uniformBackground = prefilled || (!isOpaque && backgroundColor == nil)
+    if uniformBackground, let banded = try operation?.banded?(isCancelled) {
+      return try renderer.render(
+        startingWith: pixel, reusing: recycler, shown: shown, banded: banded, isCancelled: isCancelled)
+    }
     return try renderer.render(startingWith: pixel, reusing: recycler, isCancelled: isCancelled) { context in
       if !prefilled {
         Self.paintBackground(context, bounds: Rect(origin: .zero, size: renderer.size), isOpaque, backgroundColor)

@@ -17,9 +17,25 @@ public struct DrawOperation: Sendable {
   /// The drawing. Throwing `CancellationError` ends a cancelled draw; other errors fail it.
   public let draw: @Sendable (DrawingContext) throws -> Void
 
+  /// The same drawing in bands, when the layer can say before drawing where each part goes (a
+  /// text layer's lines): made on the draw thread, checking `isCancelled` where it can; nil from
+  /// the closure when this draw cannot be banded. The engine then redraws only the bands that
+  /// changed since the pixels it draws over.
+  let banded: (@Sendable (_ isCancelled: () -> Bool) throws -> BandedDrawing?)?
+
   /// Wraps draw code.
   public init(_ draw: @escaping @Sendable (DrawingContext) throws -> Void) {
     self.draw = draw
+    self.banded = nil
+  }
+
+  /// Wraps draw code and its banded form (see ``BandedDrawing``), which must draw the same pixels.
+  init(
+    _ draw: @escaping @Sendable (DrawingContext) throws -> Void,
+    banded: @escaping @Sendable (_ isCancelled: () -> Bool) throws -> BandedDrawing?
+  ) {
+    self.draw = draw
+    self.banded = banded
   }
 }
 

@@ -10,16 +10,25 @@
 /// If someone else still holds the spare's pixels (an image read from `contents` and kept), the
 /// draw's write copies them first (copy on write): the spare is never changed under anyone.
 ///
+/// The spare keeps the ``BandRecord`` of the image it was, so that a banded draw (a text layer)
+/// over it redraws only the rows that differ.
+///
 /// ```swift
 /// let recycler = PixelRecycler()
 /// recycler.keep(replacedContents)             // on the loop, at a commit
-/// let buffer = recycler.take(count: w * h)    // on the draw thread: the spare, or nil
+/// let spare = recycler.take(count: w * h)     // on the draw thread: the spare, or nil
 /// ```
 final class PixelRecycler: Sendable {
   /// Buffers smaller than this are not kept: fresh memory for them comes from malloc's free lists.
   static let minimumBytes = 8 << 20
 
-  private let spare = Mutex<[UInt32]?>(nil)
+  /// A spare buffer and what it shows, when known.
+  struct Spare {
+    var pixels: [UInt32]
+    var bands: BandRecord?
+  }
+
+  private let spare = Mutex<Spare?>(nil)
 
   /// Keeps `image`'s pixels as the spare when large enough (replacing an older spare); returns the
   /// image back when it is not kept, for the caller to free as before.
@@ -27,33 +36,36 @@ final class PixelRecycler: Sendable {
     guard let kept = image, kept.pixels.count * 4 >= Self.minimumBytes else { return image }
     let older = spare.withLock { spare in
       let older = spare
-      spare = kept.pixels
+      spare = Spare(pixels: kept.pixels, bands: kept.bands)
       return older
     }
     // An older spare (two commits without a draw between) goes the way replaced contents go.
     if let older {
-      RenderedImage.releaseOffLoop(RenderedImage(pixelWidth: older.count, pixelHeight: 1, scale: 1, pixels: older))
+      RenderedImage.releaseOffLoop(
+        RenderedImage(pixelWidth: older.pixels.count, pixelHeight: 1, scale: 1, pixels: older.pixels))
     }
     return nil
   }
 
   /// The spare when it has exactly `count` pixels, taken out; nil otherwise (a spare of another
   /// size is dropped here, on the draw thread).
-  func take(count: Int) -> [UInt32]? {
+  func take(count: Int) -> Spare? {
     let taken = spare.withLock { spare in
       let taken = spare
       spare = nil
       return taken
     }
-    guard let taken, taken.count == count else { return nil }
+    guard let taken, taken.pixels.count == count else { return nil }
     return taken
   }
 
-  /// Gives a buffer back (a draw that was cancelled or failed), unless a newer spare is there.
-  func giveBack(_ pixels: consuming [UInt32]) {
+  /// Gives a buffer back (a draw that was cancelled or failed), unless a newer spare is there;
+  /// `bands` says what it shows now (nil: unknown).
+  func giveBack(_ pixels: consuming [UInt32], bands: BandRecord? = nil) {
     guard pixels.count * 4 >= Self.minimumBytes else { return }
+    let returned = Spare(pixels: pixels, bands: bands)
     spare.withLock { spare in
-      if spare == nil { spare = pixels }
+      if spare == nil { spare = returned }
     }
   }
 

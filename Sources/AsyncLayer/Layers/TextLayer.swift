@@ -45,20 +45,49 @@ open class TextLayer: AsyncLayer {
     let scale = contentsScale
     let report = drawReportHandler
     let limits = limits
-    return DrawOperation { context in
+    let origin = Point(x: padding.left, y: padding.top)
+    let bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
+    @Sendable func makeLayout() throws -> TextLayout? {
       let width = size.width - padding.left - padding.right
       let height = size.height - padding.top - padding.bottom
-      guard width > 0, height > 0 else { return }
-      let layout = try TextLayout(text, style: style, width: width, height: height, scale: scale, limits: limits)
-      try context.checkCancellation()
-      let lineCount = layout.lines.count
-      let drawn = context.withSavedState {
-        context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: size.width, height: size.height))
-        return context.draw(layout, at: Point(x: padding.left, y: padding.top))
-      }
-      report?(TextDrawReport(lineCount: lineCount, linesDrawn: drawn))
-      if drawn < lineCount { throw CancellationError() }
+      guard width > 0, height > 0 else { return nil }
+      return try TextLayout(text, style: style, width: width, height: height, scale: scale, limits: limits)
     }
+    return DrawOperation(
+      { context in
+        guard let layout = try makeLayout() else { return }
+        try context.checkCancellation()
+        let lineCount = layout.lines.count
+        let drawn = context.withSavedState {
+          context.clip(toPixelsCovering: bounds)
+          return context.draw(layout, at: origin)
+        }
+        report?(TextDrawReport(lineCount: lineCount, linesToDraw: lineCount, linesDrawn: drawn))
+        if drawn < lineCount { throw CancellationError() }
+      },
+      banded: { isCancelled in
+        // The style's background is one rectangle under the whole text, not a band per line.
+        guard style.backgroundColor == nil else { return nil }
+        guard let layout = try makeLayout() else {
+          return BandedDrawing(record: BandRecord(key: 0, bands: [])) { _, _ in }
+        }
+        if isCancelled() { throw CancellationError() }
+        var key = Hasher()
+        key.combine(ObjectIdentifier(TextLayer.self))
+        key.combine(style)
+        key.combine(padding)
+        key.combine(size)
+        key.combine(FontFiles.generation.load(ordering: .acquiring))  // registered fonts change fallbacks
+        let record = BandRecord(key: key.finalize(), bands: layout.bands(origin: origin, scale: scale))
+        return BandedDrawing(record: record) { context, lines in
+          let drawn = context.withSavedState {
+            context.clip(toPixelsCovering: bounds)
+            return context.draw(layout, at: origin, lines: lines)
+          }
+          report?(TextDrawReport(lineCount: layout.lines.count, linesToDraw: lines.count, linesDrawn: drawn))
+          if drawn < lines.count { throw CancellationError() }
+        }
+      })
   }
 }
 
@@ -66,15 +95,18 @@ open class TextLayer: AsyncLayer {
 package struct TextDrawReport: Sendable, Hashable {
   /// Lines the layout shows.
   package var lineCount: Int
-  /// Lines drawn: fewer than ``lineCount`` when the draw was cancelled part-way.
+  /// Lines this draw had to draw: all of them, or those that changed since the pixels it drew over.
+  package var linesToDraw: Int
+  /// Lines drawn: fewer than ``linesToDraw`` when the draw was cancelled part-way.
   package var linesDrawn: Int
 
   /// Creates a report.
-  package init(lineCount: Int, linesDrawn: Int) {
+  package init(lineCount: Int, linesToDraw: Int, linesDrawn: Int) {
     self.lineCount = lineCount
+    self.linesToDraw = linesToDraw
     self.linesDrawn = linesDrawn
   }
 
   /// True when the draw stopped before its last line.
-  package var wasCancelled: Bool { linesDrawn < lineCount }
+  package var wasCancelled: Bool { linesDrawn < linesToDraw }
 }

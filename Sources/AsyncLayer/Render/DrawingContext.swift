@@ -190,6 +190,15 @@ public final class DrawingContext {
       in: cr, at: origin, threadGlyphCache: glyphCompositing == .threadCache, isCancelled: cancellationCheck)
   }
 
+  /// Draws only the shown lines in `lines` (indices into ``TextLayout/lines``), as a draw of the
+  /// whole layout draws them; the style's background is not drawn. Returns the lines drawn.
+  func draw(_ layout: TextLayout, at origin: Point, lines: Range<Int>) -> Int {
+    setSource(layout.style.color)
+    return layout.show(
+      in: cr, at: origin, lines: lines, threadGlyphCache: glyphCompositing == .threadCache,
+      isCancelled: cancellationCheck)
+  }
+
   // MARK: Images
 
   /// Draws an image scaled to fill `rect` (bilinear filtering).

@@ -100,13 +100,13 @@ public struct ImageRenderer: Sendable, Hashable {
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
     let count = pixelWidth * pixelHeight
-    if var pixels = recycler?.take(count: count) {
+    if var pixels = recycler?.take(count: count)?.pixels {
       do {
         // Unique here unless someone kept the old contents: then this copies them first.
         try pixels.withUnsafeMutableBufferPointer { buffer in
           let base = buffer.baseAddress!
           base.update(repeating: pixel, count: count)
-          try self.draw(into: base, isCancelled: isCancelled, draw)
+          try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled, draw)
         }
       } catch {
         recycler?.giveBack(pixels)
@@ -114,26 +114,142 @@ public struct ImageRenderer: Sendable, Hashable {
       }
       return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
     }
+    return try renderFresh(startingWith: pixel, isCancelled: isCancelled, draw)
+  }
+
+  /// Renders into new memory, every pixel starting at `pixel`.
+  private func renderFresh(
+    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
+    var unused: [UInt32]? = nil
+    return try renderFresh(startingWith: pixel, isCancelled: isCancelled, keepingOnThrow: &unused, draw)
+  }
+
+  /// Renders into new memory; when `draw` throws, the initialized memory is handed out in
+  /// `written` (part-drawn) before the error is rethrown.
+  private func renderFresh(
+    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, keepingOnThrow written: inout [UInt32]?,
+    _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
+    let count = pixelWidth * pixelHeight
+    var failure: (any Error)? = nil
     // cairo draws straight into the array's storage: no copy between render and result.
-    let pixels = try [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+    let pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
       let base = buffer.baseAddress!
       Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
       base.initialize(repeating: pixel, count: count)
-      try self.draw(into: base, isCancelled: isCancelled, draw)
       initialized = count
+      do {
+        try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled, draw)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure {
+      written = pixels
+      throw failure
     }
     return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
   }
 
-  /// Runs `draw` on a cairo surface over `base`, `pixelWidth × pixelHeight` initialized pixels.
+  /// Renders a banded drawing (see ``BandRecord``) with every pixel starting at `pixel`, drawing
+  /// only the rows where what it draws over differs from it:
+  /// - the recycler's spare, when its record can be compared (it shows an older state);
+  /// - else a copy of `shown` (the contents on screen, one state old), when its record can be and
+  ///   a quarter of the rows or more stay — a copy costs a fraction of drawing, and breaks the loop
+  ///   in which every draw, cancelled before its commit, leaves no spare with a record for the next;
+  /// - else nothing: every row is drawn.
+  ///
+  /// The image carries the drawing's record. A draw that throws gives its buffer to the recycler,
+  /// with the record of what it drew over, its damaged rows marked part-written.
+  func render(
+    startingWith pixel: UInt32, reusing recycler: PixelRecycler?, shown: RenderedImage? = nil,
+    banded: BandedDrawing, isCancelled: @escaping () -> Bool
+  ) throws -> RenderedImage {
+    var record = banded.record
+    var hasher = Hasher()
+    hasher.combine(record.key)
+    hasher.combine(pixel)
+    hasher.combine(pixelWidth)
+    hasher.combine(pixelHeight)
+    hasher.combine(scale.bitPattern)
+    record.key = hasher.finalize()
+    let count = pixelWidth * pixelHeight
+    var spare = recycler?.take(count: count)
+    var pixels: [UInt32] = []
+    var reference = spare?.bands
+    if spare != nil { swap(&pixels, &spare!.pixels) }  // moved out, unique: written in place, not copied
+    var damage = reference.flatMap { BandRecord.damage(from: $0, to: record, height: pixelHeight) }
+    // The copy pays when it saves drawing: when a quarter of the rows or more stay as they are.
+    if damage == nil, let shown, shown.pixels.count == count, let shownBands = shown.bands,
+      let shownDamage = BandRecord.damage(from: shownBands, to: record, height: pixelHeight),
+      shownDamage.rows.count <= pixelHeight - pixelHeight / 4
+    {
+      shown.pixels.withUnsafeBufferPointer { source in
+        if pixels.isEmpty {
+          pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            Self.adviseHugePages(UnsafeMutableRawPointer(buffer.baseAddress!), byteCount: count * 4)
+            buffer.baseAddress!.initialize(from: source.baseAddress!, count: count)
+            initialized = count
+          }
+        } else {
+          pixels.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source.baseAddress!, count: count) }
+        }
+      }
+      reference = shownBands
+      damage = shownDamage
+    }
+    let allBands = 0..<record.bands.count
+    guard !pixels.isEmpty else {
+      // Nothing to draw over: fresh memory, every row. Cancelled, its buffer becomes the spare.
+      var written: [UInt32]? = nil
+      do {
+        var image = try renderFresh(startingWith: pixel, isCancelled: isCancelled, keepingOnThrow: &written) {
+          try banded.draw($0, allBands)
+        }
+        image.bands = record
+        return image
+      } catch {
+        if let written { recycler?.giveBack(written) }
+        throw error
+      }
+    }
+    do {
+      try pixels.withUnsafeMutableBufferPointer { buffer in
+        let base = buffer.baseAddress!
+        guard let damage else {
+          base.update(repeating: pixel, count: count)
+          return try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled) {
+            try banded.draw($0, allBands)
+          }
+        }
+        guard !damage.rows.isEmpty else { return }
+        (base + damage.rows.lowerBound * pixelWidth).update(repeating: pixel, count: damage.rows.count * pixelWidth)
+        try self.draw(into: base, rows: damage.rows, isCancelled: isCancelled) { try banded.draw($0, damage.newBands) }
+      }
+    } catch {
+      recycler?.giveBack(pixels, bands: damage.flatMap { damage in reference?.invalidating(damage) })
+      throw error
+    }
+    var image = RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+    image.bands = record
+    return image
+  }
+
+  /// Runs `draw` on a cairo surface over `rows` of `base`, `pixelWidth × pixelHeight` initialized
+  /// pixels. The draw code sees the whole image's coordinates; the surface holds only those rows
+  /// (its device offset moves them into place, by whole pixels, so every glyph lands on exactly the
+  /// pixels a draw of the whole image gives it).
   private func draw(
-    into base: UnsafeMutablePointer<UInt32>, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+    into base: UnsafeMutablePointer<UInt32>, rows: Range<Int>, isCancelled: @escaping () -> Bool,
+    _ draw: (DrawingContext) throws -> Void
   ) throws {
-    let raw = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self)
+    let raw = UnsafeMutableRawPointer(base + rows.lowerBound * pixelWidth).assumingMemoryBound(to: UInt8.self)
     let surface = try CairoSurface(
       taking: cairo_image_surface_create_for_data(
-        raw, CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight), Int32(pixelWidth * 4)),
+        raw, CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(rows.count), Int32(pixelWidth * 4)),
       operation: "cairo_image_surface_create_for_data")
+    if rows.lowerBound > 0 { cairo_surface_set_device_offset(surface.raw, 0, -Double(rows.lowerBound)) }
     // Finishing detaches the surface from the array, even if `draw` leaked the context.
     defer { cairo_surface_finish(surface.raw) }
     let context = try CairoContext(surface: surface)

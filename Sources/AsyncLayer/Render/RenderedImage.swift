@@ -20,6 +20,10 @@ public struct RenderedImage: Sendable, Hashable {
   public let scale: Double
   /// Premultiplied ARGB32 values, `pixelWidth * pixelHeight` of them, row-major.
   public let pixels: [UInt32]
+  /// Where a banded draw put its lines (see ``BandRecord``), so that the next draw over these
+  /// pixels redraws only what changed; nil for other images. Not part of equality: two images with
+  /// the same pixels are equal however they were drawn.
+  var bands: BandRecord? = nil
 
   /// Wraps existing pixels. `pixels.count` must be `pixelWidth * pixelHeight`.
   public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, pixels: [UInt32]) {
@@ -45,6 +49,18 @@ public struct RenderedImage: Sendable, Hashable {
     guard alpha > 0 else { return .clear }
     func channel(_ shift: UInt32) -> Double { min(1, Double((argb >> shift) & 0xff) / 255 / alpha) }
     return Color(red: channel(16), green: channel(8), blue: channel(0), alpha: alpha)
+  }
+
+  public static func == (lhs: RenderedImage, rhs: RenderedImage) -> Bool {
+    lhs.pixelWidth == rhs.pixelWidth && lhs.pixelHeight == rhs.pixelHeight && lhs.scale == rhs.scale
+      && lhs.pixels == rhs.pixels
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(pixelWidth)
+    hasher.combine(pixelHeight)
+    hasher.combine(scale)
+    hasher.combine(pixels)
   }
 
   /// True when every pixel is fully opaque.

@@ -366,9 +366,14 @@ public final class TextLayout {
   ///
   /// Glyphs go through this thread's ``GlyphCompositor`` (no process-wide lock) when
   /// `threadGlyphCache` is true and the compositor takes the layout; otherwise through cairo.
-  func show(in cr: OpaquePointer, at origin: Point, threadGlyphCache: Bool = true, isCancelled: () -> Bool) -> Int {
-    let shown = lines
-    let wholeLayout = shown.count == allLines.count && shown.count == 1
+  /// `range` narrows the lines to some of the shown ones, each drawn where the whole layout puts it.
+  func show(
+    in cr: OpaquePointer, at origin: Point, lines range: Range<Int>? = nil, threadGlyphCache: Bool = true,
+    isCancelled: () -> Bool
+  ) -> Int {
+    let wholeLayout = lines.count == allLines.count && lines.count == 1
+    let shown = range.map { lines[$0.clamped(to: lines.indices)] } ?? lines[...]
+    guard !shown.isEmpty else { return 0 }
     if threadGlyphCache {
       // Where the cairo path below puts each line: the single line through pango_cairo_show_layout
       // (offset in pango units from the origin), other lines through pango_cairo_show_layout_line.

@@ -122,8 +122,19 @@ struct StormCommand: ParsableCommand {
         + "\(Bounds.format(keysPerSecond)) keys/s, scale \(StormSimulation.typingScale); \(backgroundLoad) background threads, \(QueuePool.shared.queueCount) draw queues, 60 Hz loop; "
         + "median of \(repeats) runs (min–max in parentheses)\n")
     print(Self.table(groups).render())
+    for runs in groups {
+      let drawn = runs.compactMap(\.medianLinesDrawn), lines = runs.compactMap(\.lineCount)
+      guard let first = runs.first, !drawn.isEmpty, !lines.isEmpty else { continue }
+      print(
+        "\(first.scenario) \(first.mode) \(Bounds.format(first.lengthSeconds)) s: a finished draw drew "
+          + "\(Bounds.format(median(drawn))) of \(Bounds.format(median(lines.map(Double.init)))) lines (medians)")
+    }
     if let json { try writeJSON(groups.flatMap { $0 }, to: json) }
-    if let chart {
+    if chart != nil,
+      Self.chart(groups, metric: .settle).series.isEmpty || Set(groups.joined().map(\.lengthSeconds)).count < 2
+    {
+      print("\nno chart: it shows storms over their lengths; pass --lengths with two or more")
+    } else if let chart {
       try Self.chart(groups, metric: .settle).render().write(to: chart)
       let backlog = ScrollSweep.chartPath(chart, metric: "backlog")
       try Self.chart(groups, metric: .backlog).render().write(to: backlog)
@@ -176,7 +187,8 @@ struct StormCommand: ParsableCommand {
     for scenario in StormScenario.allCases {
       for mode in StormMode.allCases {
         let runs = results.filter { $0.scenario == scenario.rawValue && $0.mode == mode.rawValue }
-        guard !runs.isEmpty else { continue }
+        // A line over lengths this storm was not run at would fall to zero there.
+        guard lengths.allSatisfy({ length in runs.contains { $0.lengthSeconds == length } }) else { continue }
         series.append(
           (
             "\(scenario.rawValue) \(mode.rawValue)",

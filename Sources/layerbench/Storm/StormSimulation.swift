@@ -1,5 +1,6 @@
 import AsyncLayer
 import Foundation
+import Synchronization
 
 /// How the storm benchmark draws: on the loop, on the pool without cancelling, on the pool
 /// cancelling the draw in flight at every change, or on the pool letting a running draw finish and
@@ -39,6 +40,10 @@ final class StormSimulation {
     var cancelledBeforeStart: Int
     var cancelledMidDraw: Int
     var discardedAtCommit: Int
+    /// Typing: lines the paragraph has at the end, and the median of lines each finished draw
+    /// drew (all of them for a full draw; the changed ones for a banded redraw).
+    var lineCount: Int?
+    var medianLinesDrawn: Double?
   }
 
   /// The configuration of one run.
@@ -76,6 +81,8 @@ final class StormSimulation {
   private var typed = 0
   private var finished = false
   private var keyTimer: LoopTimer?
+  /// Text draw reports of the storm's draws, from the draw threads.
+  private let drawReports = DrawReports()
 
   init(loop: MainLoop, setup: Setup, finish: @escaping @Sendable (Result) -> Void) {
     self.loop = loop
@@ -108,6 +115,10 @@ final class StormSimulation {
         let measured = try TextMeasurer(capacity: 1).size(
           of: layer.text, style: layer.style, width: Self.typingWidth - 24, scale: Self.typingScale)
         layer.size = Size(width: Self.typingWidth, height: (measured.height + 120).rounded(.up))
+      }
+      if setup.scenario == .typing {
+        let reports = drawReports
+        layer.drawReportHandler = { report in reports.all.withLock { $0.append(report) } }
       }
       layer.onDidDisplay = { [weak self] layer, finished in
         if finished { self?.committed(index, cpu: layer.statistics.cpuTimeCommitted) }
@@ -162,6 +173,7 @@ final class StormSimulation {
 
   private func beginStorm() {
     loop.resetLayerStatistics()
+    drawReports.all.withLock { $0.removeAll() }
     peakBacklog = 0
     stormStart = elapsed
     if setup.scenario == .typing {
@@ -197,6 +209,7 @@ final class StormSimulation {
   private func end() {
     finished = true
     let statistics = loop.layerStatistics
+    let finished = drawReports.all.withLock { $0 }.filter { !$0.wasCancelled }
     let summary = books.summary(
       cpuCommitted: statistics.cpuTimeCommitted, cpuCancelled: statistics.cpuTimeCancelledMidDraw,
       cpuDiscarded: statistics.cpuTimeDiscarded)
@@ -206,7 +219,8 @@ final class StormSimulation {
         layers: layers.count, changes: changes, summary: summary, peakBacklog: peakBacklog,
         layersMatchingSync: layers.filter(matchesSyncRender).count, committed: statistics.committed,
         cancelledBeforeStart: statistics.cancelledBeforeStart, cancelledMidDraw: statistics.cancelledMidDraw,
-        discardedAtCommit: statistics.discardedAtCommit))
+        discardedAtCommit: statistics.discardedAtCommit, lineCount: finished.last?.lineCount,
+        medianLinesDrawn: finished.isEmpty ? nil : median(finished.map { Double($0.linesDrawn) })))
   }
 
   /// Draws the layer's final state again, synchronously, and compares the pixels.
@@ -223,6 +237,11 @@ final class StormSimulation {
     twin.display()
     return twin.contents != nil && twin.contents == layer.contents
   }
+}
+
+/// Text draw reports, appended on the draw threads.
+private final class DrawReports: Sendable {
+  let all = Mutex<[TextDrawReport]>([])
 }
 
 /// The storm's text: chat messages and a long multilingual paragraph.
