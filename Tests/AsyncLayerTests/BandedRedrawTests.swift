@@ -232,6 +232,62 @@ struct BandedRedrawTests {
     #expect(there.withLock { $0 } == here)
   }
 
+  /// A full draw of `layer`'s current state, on this thread, in a layer with no previous pixels.
+  static func fullDraw(like layer: TextLayer, loop: MainLoop) throws -> RenderedImage {
+    let twin = TextLayer(loop: loop)
+    twin.size = layer.size
+    twin.contentsScale = layer.contentsScale
+    twin.backgroundColor = layer.backgroundColor
+    twin.isOpaque = layer.isOpaque
+    twin.padding = layer.padding
+    twin.style = layer.style
+    twin.text = layer.text
+    twin.displaysAsynchronously = false
+    twin.display()
+    return try #require(twin.contents)
+  }
+
+  @Test("four layers of different families, weights, sizes and scales, edited together on two queues, match full draws")
+  func concurrentLayersMatchFullDraws() throws {
+    let loop = MainLoop(clock: .manual)
+    let pool = QueuePool(queueCount: 2)
+    defer { pool.shutdown() }
+    let styles = [
+      (TextStyle(fontFamily: "Serif", fontSize: 14, weight: .bold), 2.0),
+      (TextStyle(fontFamily: "Noto Sans CJK SC", fontSize: 17), 1.5),
+      (TextStyle(fontFamily: "DejaVu Sans", fontSize: 13, isItalic: true), 2.5),
+      (TextStyle(fontFamily: "Sans", fontSize: 18, weight: .light), 2.0),
+    ]
+    let reports = Mutex<[TextDrawReport]>([])
+    var texts: [String] = []
+    var layers: [TextLayer] = []
+    for (index, (style, scale)) in styles.enumerated() {
+      let layer = Self.documentLayer(loop: loop, pool: pool, async: true)
+      layer.size = Size(width: 600, height: 2000)
+      layer.contentsScale = scale
+      layer.style = style
+      layer.drawReportHandler = { report in reports.withLock { $0.append(report) } }
+      texts.append(String(Self.document.dropFirst(index * 40)))
+      layer.text = .plain(texts[index])
+      layers.append(layer)
+    }
+    for round in 0..<8 {
+      for (index, layer) in layers.enumerated() {
+        texts[index] = Self.edits[(round + index) % Self.edits.count](texts[index])
+        layer.text = .plain(texts[index])
+      }
+      loop.runOnce()
+      #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } }))
+      for (index, layer) in layers.enumerated() {
+        Self.expectSame(
+          try #require(layer.contents), try Self.fullDraw(like: layer, loop: loop), "round \(round), layer \(index)")
+      }
+    }
+    // Most draws after the first rounds were banded: fewer lines drawn than the layout has.
+    let banded = reports.withLock { $0.filter { $0.linesToDraw < $0.lineCount }.count }
+    #expect(banded >= 16, "\(banded) banded draws")
+  }
+
   @Test("a draw cancelled part-way leaves rows that the next draw redraws, even back to the old text")
   func cancelledDrawLeavesNoTrace() throws {
     let loop = MainLoop(clock: .manual)
