@@ -233,16 +233,8 @@ struct BandedRedrawTests {
   }
 
   /// A full draw of `layer`'s current state, on this thread, in a layer with no previous pixels.
-  static func fullDraw(like layer: TextLayer, loop: MainLoop) throws -> RenderedImage {
-    let twin = TextLayer(loop: loop)
-    twin.size = layer.size
-    twin.contentsScale = layer.contentsScale
-    twin.backgroundColor = layer.backgroundColor
-    twin.isOpaque = layer.isOpaque
-    twin.padding = layer.padding
-    twin.style = layer.style
-    twin.text = layer.text
-    twin.displaysAsynchronously = false
+  static func fullDraw(like layer: TextLayer) throws -> RenderedImage {
+    let twin = layer.synchronousTwin()
     twin.display()
     return try #require(twin.contents)
   }
@@ -280,7 +272,7 @@ struct BandedRedrawTests {
       #expect(loop.run(until: { layers.allSatisfy { !$0.isDisplayPending } }))
       for (index, layer) in layers.enumerated() {
         Self.expectSame(
-          try #require(layer.contents), try Self.fullDraw(like: layer, loop: loop), "round \(round), layer \(index)")
+          try #require(layer.contents), try Self.fullDraw(like: layer), "round \(round), layer \(index)")
       }
     }
     // Most draws after the first rounds were banded: fewer lines drawn than the layout has.

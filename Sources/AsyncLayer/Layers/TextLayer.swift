@@ -91,6 +91,25 @@ open class TextLayer: AsyncLayer {
   }
 }
 
+extension TextLayer {
+  /// A new layer on the same loop with this one's drawing state (size, scale, background, padding,
+  /// style, text) that draws synchronously: benchmarks and tests compare its full draw with this
+  /// layer's contents.
+  package func synchronousTwin() -> TextLayer {
+    let twin = TextLayer(loop: loop)
+    twin.size = size
+    twin.contentsScale = contentsScale
+    twin.isOpaque = isOpaque
+    twin.backgroundColor = backgroundColor
+    twin.padding = padding
+    twin.style = style
+    twin.limits = limits
+    twin.text = text
+    twin.displaysAsynchronously = false
+    return twin
+  }
+}
+
 /// What one text draw did.
 package struct TextDrawReport: Sendable, Hashable {
   /// Lines the layout shows.

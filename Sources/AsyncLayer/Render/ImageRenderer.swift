@@ -94,62 +94,56 @@ public struct ImageRenderer: Sendable, Hashable {
   /// Renders with every pixel starting at `pixel` (premultiplied ARGB32): one pass over the memory
   /// instead of zeroing it and then filling a background over it. With a `recycler` holding a spare
   /// buffer of this size, the pixels are written over the spare instead of fresh memory; a draw that
-  /// throws gives the buffer back.
+  /// throws gives its buffer (the spare or the new memory) to the recycler.
   func render(
     startingWith pixel: UInt32, reusing recycler: PixelRecycler? = nil, isCancelled: @escaping () -> Bool = { false },
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
-    let count = pixelWidth * pixelHeight
-    if var pixels = recycler?.take(count: count)?.pixels {
-      do {
-        // Unique here unless someone kept the old contents: then this copies them first.
-        try pixels.withUnsafeMutableBufferPointer { buffer in
-          let base = buffer.baseAddress!
-          base.update(repeating: pixel, count: count)
-          try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled, draw)
-        }
-      } catch {
-        recycler?.giveBack(pixels)
-        throw error
-      }
-      return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+    let spare = recycler?.take(count: pixelWidth * pixelHeight)?.pixels ?? []
+    let (pixels, failure) = self.draw(
+      over: spare, rows: 0..<pixelHeight, startingWith: pixel, isCancelled: isCancelled, draw)
+    if let failure {
+      recycler?.giveBack(pixels)
+      throw failure
     }
-    return try renderFresh(startingWith: pixel, isCancelled: isCancelled, draw)
+    return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
   }
 
-  /// Renders into new memory, every pixel starting at `pixel`.
-  private func renderFresh(
-    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
-  ) throws -> RenderedImage {
-    var unused: [UInt32]? = nil
-    return try renderFresh(startingWith: pixel, isCancelled: isCancelled, keepingOnThrow: &unused, draw)
-  }
-
-  /// Renders into new memory; when `draw` throws, the initialized memory is handed out in
-  /// `written` (part-drawn) before the error is rethrown.
-  private func renderFresh(
-    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, keepingOnThrow written: inout [UInt32]?,
-    _ draw: (DrawingContext) throws -> Void
-  ) throws -> RenderedImage {
-    let count = pixelWidth * pixelHeight
+  /// Sets `rows` of `pixels` to `pixel` and runs `draw` over them; empty `pixels` means new memory,
+  /// every row. Returns the buffer with the error `draw` threw, if any, so that the caller can give a
+  /// part-written buffer back. cairo draws straight into the array's storage: no copy between
+  /// render and result, and none of a spare held only here (unique: written in place).
+  private func draw(
+    over pixels: consuming [UInt32], rows: Range<Int>, startingWith pixel: UInt32,
+    isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+  ) -> (pixels: [UInt32], failure: (any Error)?) {
+    var pixels = pixels
     var failure: (any Error)? = nil
-    // cairo draws straight into the array's storage: no copy between render and result.
-    let pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
-      let base = buffer.baseAddress!
-      Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
-      base.initialize(repeating: pixel, count: count)
-      initialized = count
+    func run(_ base: UnsafeMutablePointer<UInt32>) {
       do {
-        try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled, draw)
+        try self.draw(into: base, rows: rows, isCancelled: isCancelled, draw)
       } catch {
         failure = error
       }
     }
-    if let failure {
-      written = pixels
-      throw failure
+    if pixels.isEmpty {
+      let count = pixelWidth * pixelHeight
+      pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let base = buffer.baseAddress!
+        Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
+        base.initialize(repeating: pixel, count: count)
+        initialized = count
+        run(base)
+      }
+    } else {
+      // Unique here unless someone kept the old contents: then this copies them first.
+      pixels.withUnsafeMutableBufferPointer { buffer in
+        let base = buffer.baseAddress!
+        (base + rows.lowerBound * pixelWidth).update(repeating: pixel, count: rows.count * pixelWidth)
+        run(base)
+      }
     }
-    return RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+    return (pixels, failure)
   }
 
   /// Renders a banded drawing (see ``BandRecord``) with every pixel starting at `pixel`, drawing
@@ -161,7 +155,7 @@ public struct ImageRenderer: Sendable, Hashable {
   /// - else nothing: every row is drawn.
   ///
   /// The image carries the drawing's record. A draw that throws gives its buffer to the recycler,
-  /// with the record of what it drew over, its damaged rows marked part-written.
+  /// with the record of what it drew over, its damaged rows marked part-written (none: new memory).
   func render(
     startingWith pixel: UInt32, reusing recycler: PixelRecycler?, shown: RenderedImage? = nil,
     banded: BandedDrawing, isCancelled: @escaping () -> Bool
@@ -199,39 +193,22 @@ public struct ImageRenderer: Sendable, Hashable {
       reference = shownBands
       damage = shownDamage
     }
-    let allBands = 0..<record.bands.count
-    guard !pixels.isEmpty else {
-      // Nothing to draw over: fresh memory, every row. Cancelled, its buffer becomes the spare.
-      var written: [UInt32]? = nil
-      do {
-        var image = try renderFresh(startingWith: pixel, isCancelled: isCancelled, keepingOnThrow: &written) {
-          try banded.draw($0, allBands)
-        }
-        image.bands = record
-        return image
-      } catch {
-        if let written { recycler?.giveBack(written) }
-        throw error
-      }
+    // New memory (no spare, nothing copied) or no comparable record: every row.
+    let rows = damage?.rows ?? 0..<pixelHeight
+    guard !rows.isEmpty else {
+      var image = RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+      image.bands = record
+      return image
     }
-    do {
-      try pixels.withUnsafeMutableBufferPointer { buffer in
-        let base = buffer.baseAddress!
-        guard let damage else {
-          base.update(repeating: pixel, count: count)
-          return try self.draw(into: base, rows: 0..<pixelHeight, isCancelled: isCancelled) {
-            try banded.draw($0, allBands)
-          }
-        }
-        guard !damage.rows.isEmpty else { return }
-        (base + damage.rows.lowerBound * pixelWidth).update(repeating: pixel, count: damage.rows.count * pixelWidth)
-        try self.draw(into: base, rows: damage.rows, isCancelled: isCancelled) { try banded.draw($0, damage.newBands) }
-      }
-    } catch {
-      recycler?.giveBack(pixels, bands: damage.flatMap { damage in reference?.invalidating(damage) })
-      throw error
+    let bands = damage?.newBands ?? 0..<record.bands.count
+    let (drawn, failure) = draw(
+      over: consume pixels, rows: rows, startingWith: pixel, isCancelled: isCancelled
+    ) { try banded.draw($0, bands) }
+    if let failure {
+      recycler?.giveBack(drawn, bands: damage.flatMap { damage in reference?.invalidating(damage) })
+      throw failure
     }
-    var image = RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: pixels)
+    var image = RenderedImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, pixels: drawn)
     image.bands = record
     return image
   }

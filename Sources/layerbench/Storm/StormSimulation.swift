@@ -225,15 +225,7 @@ final class StormSimulation {
 
   /// Draws the layer's final state again, synchronously, and compares the pixels.
   private func matchesSyncRender(_ layer: TextLayer) -> Bool {
-    let twin = TextLayer(loop: loop)
-    twin.contentsScale = layer.contentsScale
-    twin.isOpaque = layer.isOpaque
-    twin.backgroundColor = layer.backgroundColor
-    twin.padding = layer.padding
-    twin.style = layer.style
-    twin.text = layer.text
-    twin.size = layer.size
-    twin.displaysAsynchronously = false
+    let twin = layer.synchronousTwin()
     twin.display()
     return twin.contents != nil && twin.contents == layer.contents
   }
