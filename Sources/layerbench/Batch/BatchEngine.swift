@@ -99,8 +99,7 @@ final class BatchEngine: Sendable {
     var firstError: String?
     var writeError: String?
     /// Manifest lines committed but not yet written: one `write` per ~32 KiB or 100 ms instead of one
-    /// per tile (a system call is ~1% of a tile). A kill loses at most these; their tiles are rendered
-    /// again on resume, to the same bytes.
+    /// per tile. A kill loses at most these; their tiles are rendered again on resume, to the same bytes.
     var unwritten = Data()
     /// When the oldest unwritten line was committed (uptime nanoseconds).
     var unwrittenSince: UInt64 = 0
