@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench-batch`: the figures of the README's `layerbench batch` section, from one run.
+"""`make bench-batch`: the figures of docs/batch.md (`layerbench batch`), from one run.
 
 1. Batch against `layerbench throughput --png fast` for the same tile (ThroughputCommand's text, the
    default style), 1 and 2 workers, in --repeat ABBA rounds (throughput, batch, batch, throughput): the

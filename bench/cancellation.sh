@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every figure and chart of the README section "What cancellation saves"
+# Regenerates every figure and chart of "What cancellation saves" in docs/performance.md
 # (`make bench-cancellation`). Wall-clock benchmarks: run it on an otherwise quiet machine.
 #
 #   bench/cancellation.sh                 medians of 5 runs per point (about 3 hours on 2 cores)

@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
 // A release-mode micro benchmark of the engine's fixed costs (not part of the main package):
-//   cd Benchmarks/engine-micro && swift run -c release
+//   cd bench/engine-micro && swift run -c release
 import Foundation
 import PackageDescription
 
