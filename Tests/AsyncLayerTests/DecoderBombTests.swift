@@ -108,14 +108,15 @@ struct DecoderBombTests {
 
   @Test("ImageLoader applies its own pixel limit")
   func loaderLimit() async throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("bomb-\(UUID()).png")
-    try quadrantImage(width: 40, height: 20).pngData().write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    #expect(ImageLoader().maximumPixelCount == ImageDecoder.defaultMaximumPixelCount)
-    let strict = ImageLoader(maximumPixelCount: 100)
-    await #expect(throws: ImageLoadError.decoding(.tooManyPixels(pixelWidth: 40, pixelHeight: 20, limit: 100))) {
-      try await strict.image(for: url)
+    try await withTemporaryDirectory { directory in
+      let url = directory.appendingPathComponent("bomb.png")
+      try quadrantImage(width: 40, height: 20).pngData().write(to: url)
+      #expect(ImageLoader().maximumPixelCount == ImageDecoder.defaultMaximumPixelCount)
+      let strict = ImageLoader(maximumPixelCount: 100)
+      await #expect(throws: ImageLoadError.decoding(.tooManyPixels(pixelWidth: 40, pixelHeight: 20, limit: 100))) {
+        try await strict.image(for: url)
+      }
+      #expect(try await ImageLoader(maximumPixelCount: 800).image(for: url).pixelWidth == 40)
     }
-    #expect(try await ImageLoader(maximumPixelCount: 800).image(for: url).pixelWidth == 40)
   }
 }

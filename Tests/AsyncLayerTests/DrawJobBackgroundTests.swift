@@ -17,13 +17,25 @@ struct DrawJobBackgroundTests {
     context.fill(Rect(x: 1.25, y: 1, width: 3, height: 2.5), color: Color(red: 0, green: 0, blue: 1, alpha: 0.7))
   }
 
+  /// A layer's draw of `operation` over a background, as a layer with that background makes it.
+  static func job(
+    renderer: ImageRenderer, isOpaque: Bool, backgroundColor: Color?, operation: DrawOperation?
+  ) -> DrawJob {
+    DrawJob(
+      renderer: renderer, drawing: .layer(operation, isOpaque: isOpaque, backgroundColor: backgroundColor),
+      generation: 0, counter: GenerationCounter(), isCancellable: false, recorder: StatisticsRecorder(parent: nil))
+  }
+
   /// The same job drawn the old way: zeroed memory, then the background painted by cairo.
   static func twoPass(_ job: DrawJob) throws -> RenderedImage {
-    try job.renderer.render { context in
+    guard case .layer(let operation, let isOpaque, let backgroundColor) = job.drawing else {
+      throw CancellationError()  // only layer draws have a background
+    }
+    return try job.renderer.render { context in
       let bounds = Rect(origin: .zero, size: job.renderer.size)
-      if job.isOpaque, !(job.backgroundColor?.isOpaque ?? false) { context.clear(to: .white) }
-      if let color = job.backgroundColor { context.fill(bounds, color: color) }
-      try job.operation?.draw(context)
+      if isOpaque, !(backgroundColor?.isOpaque ?? false) { context.clear(to: .white) }
+      if let color = backgroundColor { context.fill(bounds, color: color) }
+      try operation?.draw(context)
     }
   }
 
@@ -34,13 +46,14 @@ struct DrawJobBackgroundTests {
     let renderer = try ImageRenderer(size: size, scale: scale)
     #expect(renderer.coversWholePixels)
     for background in Self.backgrounds {
-      let job = DrawJob(
+      let job = Self.job(
         renderer: renderer, isOpaque: background.isOpaque, backgroundColor: background.color, operation: Self.operation)
       let image = try job.render(isCancelled: { false })
       #expect(image.pixels == (try Self.twoPass(job)).pixels, "\(background)")
       // The bar is drawn over the background, which shows around it.
       #expect(
-        image.pixels[0] == (try DrawJob.backgroundPixel(isOpaque: job.isOpaque, backgroundColor: job.backgroundColor)))
+        image.pixels[0]
+          == (try DrawJob.backgroundPixel(isOpaque: background.isOpaque, backgroundColor: background.color)))
       #expect(image.pixels[0] != image.pixels[2 * image.pixelWidth + 2])
     }
   }
@@ -49,7 +62,7 @@ struct DrawJobBackgroundTests {
   func fractionalSizes() throws {
     let renderer = try ImageRenderer(size: Size(width: 10.5, height: 7.25), scale: 1)
     #expect(!renderer.coversWholePixels)
-    let job = DrawJob(renderer: renderer, isOpaque: false, backgroundColor: .red, operation: Self.operation)
+    let job = Self.job(renderer: renderer, isOpaque: false, backgroundColor: .red, operation: Self.operation)
     let image = try job.render(isCancelled: { false })
     #expect(image.pixels == (try Self.twoPass(job)).pixels)
     // The last column is half covered: half-transparent red, not the full background.

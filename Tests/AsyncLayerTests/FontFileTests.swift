@@ -41,19 +41,19 @@ struct FontFileTests {
 
   @Test("errors: missing path, a file that is not a font, a folder without fonts")
   func errors() throws {
-    let directory = try makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let missing = directory.appendingPathComponent("missing.ttf").path
-    #expect(throws: FontFileError.notFound(path: missing)) { try FontFiles.register(missing) }
-    let garbage = directory.appendingPathComponent("garbage.ttf")
-    try Data("not a font at all".utf8).write(to: garbage)
-    #expect(throws: FontFileError.notAFont(path: garbage.path)) { try FontFiles.register(garbage.path) }
-    // The folder's only "font" is the garbage file.
-    #expect(throws: FontFileError.noFontsInFolder(path: directory.path)) { try FontFiles.register(directory.path) }
-    let empty = directory.appendingPathComponent("empty")
-    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-    #expect(throws: FontFileError.noFontsInFolder(path: empty.path)) { try FontFiles.register(empty.path) }
-    #expect(FontFileError.notAFont(path: "x.ttf").description.contains("not a font file"))
+    try withTemporaryDirectory { directory in
+      let missing = directory.appendingPathComponent("missing.ttf").path
+      #expect(throws: FontFileError.notFound(path: missing)) { try FontFiles.register(missing) }
+      let garbage = directory.appendingPathComponent("garbage.ttf")
+      try Data("not a font at all".utf8).write(to: garbage)
+      #expect(throws: FontFileError.notAFont(path: garbage.path)) { try FontFiles.register(garbage.path) }
+      // The folder's only "font" is the garbage file.
+      #expect(throws: FontFileError.noFontsInFolder(path: directory.path)) { try FontFiles.register(directory.path) }
+      let empty = directory.appendingPathComponent("empty")
+      try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+      #expect(throws: FontFileError.noFontsInFolder(path: empty.path)) { try FontFiles.register(empty.path) }
+      #expect(FontFileError.notAFont(path: "x.ttf").description.contains("not a font file"))
+    }
   }
 
   /// Runs `body` on a thread of its own (not the cooperative pool) and returns its result.
@@ -101,60 +101,60 @@ struct FontFileTests {
     var document = ReportDocument(title: "Fonts", pageSize: Size(width: 300, height: 300), margins: EdgeInsets(all: 20))
     document.style = ReportStyle(fontFamily: "AsyncLayer Test Blocks", bodySize: 12)
     document.addParagraph("ABC abc 123")
-    let pdf = try Poppler.temporaryFile(try ReportLayout(document).pdfData(), extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    let fonts = try Poppler.run("pdffonts", [pdf])
-    let line = try #require(fonts.split(separator: "\n").first { $0.contains("AsyncLayerTestBlocks") }, "\(fonts)")
-    // "ABCDEF+Name" is a subset; the emb and sub columns say yes.
-    #expect(line.contains("+AsyncLayerTestBlocks"), "\(line)")
-    #expect(line.split(separator: " ").filter { $0 == "yes" }.count >= 2, "\(line)")
+    try Poppler.withPDF(try ReportLayout(document).pdfData()) { pdf in
+      let fonts = try Poppler.run("pdffonts", [pdf])
+      let line = try #require(fonts.split(separator: "\n").first { $0.contains("AsyncLayerTestBlocks") }, "\(fonts)")
+      // "ABCDEF+Name" is a subset; the emb and sub columns say yes.
+      #expect(line.contains("+AsyncLayerTestBlocks"), "\(line)")
+      #expect(line.split(separator: " ").filter { $0 == "yes" }.count >= 2, "\(line)")
+    }
   }
 
   @Test("registrations while other threads draw: every tile renders, none loses its font")
   func registrationDuringDraws() async throws {
-    let directory = try makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let threads = 2
-    let minimumTiles = ConcurrentTextTests.underThreadSanitizer ? 4 : 12
-    let phase = Flag()
-    let started = DispatchSemaphore(value: 0)
-    let drawing = (0..<threads).map { index in
-      Task.detached {
-        try await Self.onThread { () -> (unknown: Int, afterwards: Int) in
-          started.signal()
-          var unknown = 0
-          var afterwards = 0
-          var tile = 0
-          // Draw until the registrations are over, then a few more on the new font maps.
-          while tile < minimumTiles || afterwards < 2 {
-            let done = phase.isSet
-            var style = TextStyle(font: tile % 2 == 0 ? "Sans 14" : "Serif Bold 13")
-            style.alignment = tile % 3 == 0 ? .right : .natural
-            let result = try TextTile(
-              .plain("Thread \(index) tile \(tile) — mixed العربية text"), style: style, width: 240
-            )
-            .render()
-            unknown += result.unknownGlyphCount
-            if done { afterwards += 1 }
-            tile += 1
+    try await withTemporaryDirectory { directory in
+      let threads = 2
+      let minimumTiles = ConcurrentTextTests.underThreadSanitizer ? 4 : 12
+      let phase = Flag()
+      let started = DispatchSemaphore(value: 0)
+      let drawing = (0..<threads).map { index in
+        Task.detached {
+          try await Self.onThread { () -> (unknown: Int, afterwards: Int) in
+            started.signal()
+            var unknown = 0
+            var afterwards = 0
+            var tile = 0
+            // Draw until the registrations are over, then a few more on the new font maps.
+            while tile < minimumTiles || afterwards < 2 {
+              let done = phase.isSet
+              var style = TextStyle(font: tile % 2 == 0 ? "Sans 14" : "Serif Bold 13")
+              style.alignment = tile % 3 == 0 ? .right : .natural
+              let result = try TextTile(
+                .plain("Thread \(index) tile \(tile) — mixed العربية text"), style: style, width: 240
+              )
+              .render()
+              unknown += result.unknownGlyphCount
+              if done { afterwards += 1 }
+              tile += 1
+            }
+            return (unknown, afterwards)
           }
-          return (unknown, afterwards)
         }
       }
+      try await Self.onThread { for _ in 0..<threads { started.wait() } }
+      // Each copy is a new file (same family), so each registration builds a new configuration.
+      for copy in 0..<3 {
+        let file = directory.appendingPathComponent("copy\(copy).ttf")
+        try FileManager.default.copyItem(atPath: Self.path("blocks.ttf"), toPath: file.path)
+        #expect(try FontFiles.register(file.path) == ["AsyncLayer Test Blocks"])
+      }
+      phase.set()
+      for task in drawing {
+        let outcome = try await task.value
+        #expect(outcome.unknown == 0 && outcome.afterwards >= 2)
+      }
+      #expect(abs(try Self.width("AsyncLayer Test Blocks") - 60) < 0.01)
     }
-    try await Self.onThread { for _ in 0..<threads { started.wait() } }
-    // Each copy is a new file (same family), so each registration builds a new configuration.
-    for copy in 0..<3 {
-      let file = directory.appendingPathComponent("copy\(copy).ttf")
-      try FileManager.default.copyItem(atPath: Self.path("blocks.ttf"), toPath: file.path)
-      #expect(try FontFiles.register(file.path) == ["AsyncLayer Test Blocks"])
-    }
-    phase.set()
-    for task in drawing {
-      let outcome = try await task.value
-      #expect(outcome.unknown == 0 && outcome.afterwards >= 2)
-    }
-    #expect(abs(try Self.width("AsyncLayer Test Blocks") - 60) < 0.01)
   }
 }
 

@@ -121,16 +121,17 @@ struct HostileNumberTests {
   func hugeImageLayer() throws {
     let loop = MainLoop(clock: .manual)
     let data = try ImageRenderer(size: Size(width: 8, height: 8)).render { $0.clear(to: .blue) }.pngData()
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID()).png")
-    try data.write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    let layer = ImageLayer(loop: loop, loader: ImageLoader())
-    layer.size = Size(width: 1e300, height: 1e300)
-    layer.contentsScale = 1e300
-    layer.url = url
-    layer.isVisible = true
-    #expect(loop.run(until: { layer.image != nil }))
-    #expect(layer.image?.pixelWidth == 8)
+    try withTemporaryDirectory { directory in
+      let url = directory.appendingPathComponent("hostile.png")
+      try data.write(to: url)
+      let layer = ImageLayer(loop: loop, loader: ImageLoader())
+      layer.size = Size(width: 1e300, height: 1e300)
+      layer.contentsScale = 1e300
+      layer.url = url
+      layer.isVisible = true
+      #expect(loop.run(until: { layer.image != nil }))
+      #expect(layer.image?.pixelWidth == 8)
+    }
   }
 
   @Test("an image built with dimensions cairo cannot hold is refused when encoded or drawn")

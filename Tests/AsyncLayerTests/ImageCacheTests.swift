@@ -80,96 +80,104 @@ import Testing
   private let urlB = URL(string: "http://example.com/b/x.png")!
 
   @Test func namesFilesBySHA256OfTheWholeURL() throws {
-    let cache = try ImageDiskCache(directory: try makeTemporaryDirectory(), byteLimit: 1 << 20)
-    // Reference digests from coreutils `printf %s URL | sha256sum`.
-    #expect(
-      cache.fileURL(for: urlA).lastPathComponent
-        == "fc65149e5af7f5d72e4848de962f6f289383625957d9272ce6af0794692df9fb")
-    #expect(
-      cache.fileURL(for: urlB).lastPathComponent
-        == "4b4913ec1724af6ed508bb663b55c039e2ef61bf1c78ad5e129c4bcc2382c4d6")
-    // Same last path component, different entries.
-    #expect(cache.store(Data("first".utf8), for: urlA))
-    #expect(cache.store(Data("second".utf8), for: urlB))
-    #expect(cache.data(for: urlA) == Data("first".utf8))
-    #expect(cache.data(for: urlB) == Data("second".utf8))
+    try withTemporaryDirectory { directory in
+      let cache = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
+      // Reference digests from coreutils `printf %s URL | sha256sum`.
+      #expect(
+        cache.fileURL(for: urlA).lastPathComponent
+          == "fc65149e5af7f5d72e4848de962f6f289383625957d9272ce6af0794692df9fb")
+      #expect(
+        cache.fileURL(for: urlB).lastPathComponent
+          == "4b4913ec1724af6ed508bb663b55c039e2ef61bf1c78ad5e129c4bcc2382c4d6")
+      // Same last path component, different entries.
+      #expect(cache.store(Data("first".utf8), for: urlA))
+      #expect(cache.store(Data("second".utf8), for: urlB))
+      #expect(cache.data(for: urlA) == Data("first".utf8))
+      #expect(cache.data(for: urlB) == Data("second".utf8))
+    }
   }
 
   @Test func evictsOldestWhenOverBudget() throws {
     let entry = 16 + 100  // header + payload
-    let cache = try ImageDiskCache(directory: try makeTemporaryDirectory(), byteLimit: 3 * entry)
-    let urls = (0..<4).map { URL(string: "http://h/\($0)")! }
-    for url in urls.prefix(3) { cache.store(Data(repeating: 7, count: 100), for: url) }
-    #expect(cache.data(for: urls[0]) != nil)  // 0 becomes most recent; 1 is now the oldest
-    cache.store(Data(repeating: 7, count: 100), for: urls[3])
-    #expect(cache.data(for: urls[1]) == nil)
-    #expect(!FileManager.default.fileExists(atPath: cache.fileURL(for: urls[1]).path))
-    #expect([0, 2, 3].allSatisfy { cache.data(for: urls[$0]) != nil })
-    #expect(cache.totalBytes == 3 * entry && cache.count == 3)
-    #expect(!cache.store(Data(count: 3 * entry), for: urls[0]))  // alone over budget
+    try withTemporaryDirectory { directory in
+      let cache = try ImageDiskCache(directory: directory, byteLimit: 3 * entry)
+      let urls = (0..<4).map { URL(string: "http://h/\($0)")! }
+      for url in urls.prefix(3) { cache.store(Data(repeating: 7, count: 100), for: url) }
+      #expect(cache.data(for: urls[0]) != nil)  // 0 becomes most recent; 1 is now the oldest
+      cache.store(Data(repeating: 7, count: 100), for: urls[3])
+      #expect(cache.data(for: urls[1]) == nil)
+      #expect(!FileManager.default.fileExists(atPath: cache.fileURL(for: urls[1]).path))
+      #expect([0, 2, 3].allSatisfy { cache.data(for: urls[$0]) != nil })
+      #expect(cache.totalBytes == 3 * entry && cache.count == 3)
+      #expect(!cache.store(Data(count: 3 * entry), for: urls[0]))  // alone over budget
+    }
   }
 
   @Test func survivesARestart() throws {
-    let directory = try makeTemporaryDirectory()
-    do {
-      let cache = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
-      cache.store(Data("alpha".utf8), for: urlA)
-      cache.store(Data("beta".utf8), for: urlB)
+    try withTemporaryDirectory { directory in
+      do {
+        let cache = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
+        cache.store(Data("alpha".utf8), for: urlA)
+        cache.store(Data("beta".utf8), for: urlB)
+      }
+      // A writer that died between write and rename leaves a temporary file: it must be swept.
+      let leftover = directory.appendingPathComponent(".tmp-leftover")
+      try Data("junk".utf8).write(to: leftover)
+      let reopened = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
+      #expect(reopened.count == 2 && reopened.totalBytes == 2 * 16 + 9)
+      #expect(reopened.data(for: urlA) == Data("alpha".utf8))
+      #expect(reopened.data(for: urlB) == Data("beta".utf8))
+      #expect(!FileManager.default.fileExists(atPath: leftover.path))
+      // A smaller budget on reopening evicts down to it.
+      let shrunk = try ImageDiskCache(directory: directory, byteLimit: 16 + 5)
+      #expect(shrunk.count == 1 && shrunk.totalBytes <= 21)
     }
-    // A writer that died between write and rename leaves a temporary file: it must be swept.
-    let leftover = directory.appendingPathComponent(".tmp-leftover")
-    try Data("junk".utf8).write(to: leftover)
-    let reopened = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
-    #expect(reopened.count == 2 && reopened.totalBytes == 2 * 16 + 9)
-    #expect(reopened.data(for: urlA) == Data("alpha".utf8))
-    #expect(reopened.data(for: urlB) == Data("beta".utf8))
-    #expect(!FileManager.default.fileExists(atPath: leftover.path))
-    // A smaller budget on reopening evicts down to it.
-    let shrunk = try ImageDiskCache(directory: directory, byteLimit: 16 + 5)
-    #expect(shrunk.count == 1 && shrunk.totalBytes <= 21)
   }
 
   @Test(arguments: ["flip payload byte", "truncate", "bad magic", "empty"])
   func dropsACorruptedFile(damage: String) throws {
-    let directory = try makeTemporaryDirectory()
-    let payload = Data((0..<200).map { UInt8($0) })
-    try ImageDiskCache(directory: directory, byteLimit: 1 << 20).store(payload, for: urlA)
-    let reopened = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
-    let file = reopened.fileURL(for: urlA)
-    var bytes = try Data(contentsOf: file)
-    switch damage {
-    case "flip payload byte": bytes[bytes.startIndex + 100] ^= 0x40
-    case "truncate": bytes = bytes.prefix(bytes.count - 10)
-    case "bad magic": bytes[bytes.startIndex] = 0x00
-    default: bytes = Data()
+    try withTemporaryDirectory { directory in
+      let payload = Data((0..<200).map { UInt8($0) })
+      try ImageDiskCache(directory: directory, byteLimit: 1 << 20).store(payload, for: urlA)
+      let reopened = try ImageDiskCache(directory: directory, byteLimit: 1 << 20)
+      let file = reopened.fileURL(for: urlA)
+      var bytes = try Data(contentsOf: file)
+      switch damage {
+      case "flip payload byte": bytes[bytes.startIndex + 100] ^= 0x40
+      case "truncate": bytes = bytes.prefix(bytes.count - 10)
+      case "bad magic": bytes[bytes.startIndex] = 0x00
+      default: bytes = Data()
+      }
+      try bytes.write(to: file)
+      #expect(reopened.data(for: urlA) == nil)
+      #expect(!FileManager.default.fileExists(atPath: file.path))
+      #expect(reopened.count == 0 && reopened.totalBytes == 0)
+      // It can be stored again afterwards.
+      #expect(reopened.store(payload, for: urlA) && reopened.data(for: urlA) == payload)
     }
-    try bytes.write(to: file)
-    #expect(reopened.data(for: urlA) == nil)
-    #expect(!FileManager.default.fileExists(atPath: file.path))
-    #expect(reopened.count == 0 && reopened.totalBytes == 0)
-    // It can be stored again afterwards.
-    #expect(reopened.store(payload, for: urlA) && reopened.data(for: urlA) == payload)
   }
 
   @Test func survivesConcurrentUse() async throws {
-    let cache = try ImageDiskCache(directory: try makeTemporaryDirectory(), byteLimit: 10 * (16 + 64))
-    await withTaskGroup(of: Void.self) { group in
-      for worker in 0..<4 {
-        group.addTask {
-          for step in 0..<50 {
-            let url = URL(string: "http://h/\((worker * 7 + step) % 25)")!
-            let payload = Data(repeating: UInt8(step % 25), count: 64)
-            if let data = cache.data(for: url) {
-              #expect(data.count == 64)
-            } else {
-              cache.store(payload, for: url)
+    try await withTemporaryDirectory { directory in
+      let cache = try ImageDiskCache(directory: directory, byteLimit: 10 * (16 + 64))
+      await withTaskGroup(of: Void.self) { group in
+        for worker in 0..<4 {
+          group.addTask {
+            for step in 0..<50 {
+              let url = URL(string: "http://h/\((worker * 7 + step) % 25)")!
+              let payload = Data(repeating: UInt8(step % 25), count: 64)
+              if let data = cache.data(for: url) {
+                #expect(data.count == 64)
+              } else {
+                cache.store(payload, for: url)
+              }
             }
           }
         }
       }
+      #expect(cache.totalBytes <= 10 * (16 + 64))
+      let files = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
+      #expect(files.count == cache.count)
     }
-    #expect(cache.totalBytes <= 10 * (16 + 64))
-    let files = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
-    #expect(files.count == cache.count)
   }
 }

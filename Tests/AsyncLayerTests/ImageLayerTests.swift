@@ -11,31 +11,27 @@ struct ImageLayerTests {
     try ImageRenderer(size: Size(width: width, height: height)).render { $0.clear(to: color) }.pngData()
   }
 
-  static func writeTemporary(_ data: Data) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("imagelayer-\(UUID()).png")
-    try data.write(to: url)
-    return url
-  }
-
   @Test("a visible layer loads its URL and draws it with rounded corners; an invisible one does not load")
   func loadsWhileVisible() throws {
     let loop = MainLoop(clock: .manual)
     let loader = ImageLoader()
-    let file = try Self.writeTemporary(Self.solidPNG(.blue))
-    defer { try? FileManager.default.removeItem(at: file) }
-    let layer = ImageLayer(loop: loop, loader: loader)
-    layer.size = Size(width: 40, height: 20)
-    layer.cornerRadius = 6
-    layer.url = file
-    loop.runOnce()
-    #expect(!layer.isLoading)
-    #expect(loader.statistics.fetches == 0)
-    layer.isVisible = true
-    #expect(loop.run(until: { layer.image != nil && layer.contents.map { $0.color(x: 20, y: 10) } == .blue }))
-    let contents = try #require(layer.contents)
-    #expect(contents.color(x: 20, y: 10).isClose(to: .blue))
-    #expect(contents.color(x: 0, y: 0).alpha < 0.1)  // the rounded corner is clipped away
-    #expect(layer.loadsDelivered == 1)
+    try withTemporaryDirectory { directory in
+      let file = directory.appendingPathComponent("blue.png")
+      try Self.solidPNG(.blue).write(to: file)
+      let layer = ImageLayer(loop: loop, loader: loader)
+      layer.size = Size(width: 40, height: 20)
+      layer.cornerRadius = 6
+      layer.url = file
+      loop.runOnce()
+      #expect(!layer.isLoading)
+      #expect(loader.statistics.fetches == 0)
+      layer.isVisible = true
+      #expect(loop.run(until: { layer.image != nil && layer.contents.map { $0.color(x: 20, y: 10) } == .blue }))
+      let contents = try #require(layer.contents)
+      #expect(contents.color(x: 20, y: 10).isClose(to: .blue))
+      #expect(contents.color(x: 0, y: 0).alpha < 0.1)  // the rounded corner is clipped away
+      #expect(layer.loadsDelivered == 1)
+    }
   }
 
   @Test("before the image arrives the placeholder shows")

@@ -179,42 +179,44 @@ import Testing
   @Test func usesMemoryThenDiskThenNetwork() async throws {
     let transport = FakeImageTransport()
     transport.route("/cached.jpg", .ok(try quadrantImage(width: 64, height: 64).jpegData(quality: 95)))
-    let directory = try makeTemporaryDirectory()
-    let url = transport.url("/cached.jpg")
-    let target = PixelSize(width: 16, height: 16)
+    try await withTemporaryDirectory { directory in
+      let url = transport.url("/cached.jpg")
+      let target = PixelSize(width: 16, height: 16)
 
-    let first = ImageLoader(
-      diskCache: try ImageDiskCache(directory: directory, byteLimit: 1 << 20), transport: transport,
-      clock: ManualClock())
-    let image = try await first.image(for: url, targetPixelSize: target)
-    #expect(image.pixelWidth == 16 && image.pixelHeight == 16 && hasQuadrantColors(image, tolerance: 0.08))
-    _ = try await first.image(for: url, targetPixelSize: target)
-    #expect(first.statistics == ImageLoaderStatistics(memoryHits: 1, diskHits: 0, fetches: 1, decodes: 1))
+      let first = ImageLoader(
+        diskCache: try ImageDiskCache(directory: directory, byteLimit: 1 << 20), transport: transport,
+        clock: ManualClock())
+      let image = try await first.image(for: url, targetPixelSize: target)
+      #expect(image.pixelWidth == 16 && image.pixelHeight == 16 && hasQuadrantColors(image, tolerance: 0.08))
+      _ = try await first.image(for: url, targetPixelSize: target)
+      #expect(first.statistics == ImageLoaderStatistics(memoryHits: 1, diskHits: 0, fetches: 1, decodes: 1))
 
-    // A new process: empty memory, same directory.
-    let second = ImageLoader(
-      diskCache: try ImageDiskCache(directory: directory, byteLimit: 1 << 20), transport: transport,
-      clock: ManualClock())
-    let fromDisk = try await second.image(for: url)
-    #expect(fromDisk.pixelWidth == 64 && hasQuadrantColors(fromDisk, tolerance: 0.06))
-    #expect(second.statistics == ImageLoaderStatistics(memoryHits: 0, diskHits: 1, fetches: 0, decodes: 1))
-    #expect(transport.requestCount("/cached.jpg") == 1)
+      // A new process: empty memory, same directory.
+      let second = ImageLoader(
+        diskCache: try ImageDiskCache(directory: directory, byteLimit: 1 << 20), transport: transport,
+        clock: ManualClock())
+      let fromDisk = try await second.image(for: url)
+      #expect(fromDisk.pixelWidth == 64 && hasQuadrantColors(fromDisk, tolerance: 0.06))
+      #expect(second.statistics == ImageLoaderStatistics(memoryHits: 0, diskHits: 1, fetches: 0, decodes: 1))
+      #expect(transport.requestCount("/cached.jpg") == 1)
+    }
   }
 
   @Test func loadsFileURLsAndReportsBadOnes() async throws {
-    let directory = try makeTemporaryDirectory()
-    let file = directory.appendingPathComponent("picture.bin")  // no telling extension: sniffed
-    try quadrantImage(width: 20, height: 20).pngData().write(to: file)
-    let loader = ImageLoader()
-    #expect(hasQuadrantColors(try await loader.image(for: file), tolerance: 0))
-    await #expect {
-      try await loader.image(for: directory.appendingPathComponent("absent.png"))
-    } throws: { error in
-      if case .fileUnreadable = error as? ImageLoadError { return true }
-      return false
-    }
-    await #expect(throws: ImageLoadError.unsupportedScheme("ftp")) {
-      try await loader.image(for: URL(string: "ftp://h/x.png")!)
+    try await withTemporaryDirectory { directory in
+      let file = directory.appendingPathComponent("picture.bin")  // no telling extension: sniffed
+      try quadrantImage(width: 20, height: 20).pngData().write(to: file)
+      let loader = ImageLoader()
+      #expect(hasQuadrantColors(try await loader.image(for: file), tolerance: 0))
+      await #expect {
+        try await loader.image(for: directory.appendingPathComponent("absent.png"))
+      } throws: { error in
+        if case .fileUnreadable = error as? ImageLoadError { return true }
+        return false
+      }
+      await #expect(throws: ImageLoadError.unsupportedScheme("ftp")) {
+        try await loader.image(for: URL(string: "ftp://h/x.png")!)
+      }
     }
   }
 

@@ -73,10 +73,11 @@ struct RenderedImageTests {
   @Test("writing and reading a PNG file")
   func pngFile() throws {
     let image = try ImageRenderer(size: Size(width: 8, height: 8)).render { $0.clear(to: .blue) }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("asynclayer-\(UUID()).png").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    try image.writePNG(to: path)
-    #expect(try RenderedImage(contentsOfPNGFile: path).pixels == image.pixels)
+    try withTemporaryDirectory { directory in
+      let path = directory.appendingPathComponent("image.png").path
+      try image.writePNG(to: path)
+      #expect(try RenderedImage(contentsOfPNGFile: path).pixels == image.pixels)
+    }
   }
 
   @Test("draw code can stop part-way when cancelled")

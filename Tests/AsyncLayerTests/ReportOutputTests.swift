@@ -21,34 +21,34 @@ import Testing
 
   @Test func pdfHasThePagesAndTheTextInOrder() throws {
     let (layout, words, rows) = try Self.sampleLayout()
-    let pdf = try Poppler.temporaryFile(layout.pdfData(), extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    #expect(layout.pages.count >= 4)
-    #expect(try Poppler.pageCount(pdf) == layout.pages.count)
+    try Poppler.withPDF(layout.pdfData()) { pdf in
+      #expect(layout.pages.count >= 4)
+      #expect(try Poppler.pageCount(pdf) == layout.pages.count)
 
-    // Every word of the paragraph, once each and in order, across the page breaks.
-    let text = try Poppler.run("pdftotext", [pdf, "-"])
-    let extracted = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-    let extractedWords = extracted.filter { word in
-      word.hasPrefix("w") && word.count == 5 && word.dropFirst().allSatisfy(\.isNumber)
-    }
-    #expect(extractedWords.count == words.count)
-    #expect(Self.firstDifference(extractedWords, words) == nil)
-    #expect(Self.firstDifference(extracted.filter { $0.hasPrefix("k1") }, rows.map { $0[0] }) == nil)
-
-    for page in layout.pages {
-      let pageText = try Poppler.run("pdftotext", ["-f", "\(page.number)", "-l", "\(page.number)", pdf, "-"])
-      #expect(pageText.contains("Page \(page.number) of \(layout.pages.count)"))
-      // Each page holding table rows shows the header row too.
-      if pageText.contains("k1") {
-        #expect(pageText.contains("Keycol") && pageText.contains("Valuecol"), "page \(page.number) lacks the header")
+      // Every word of the paragraph, once each and in order, across the page breaks.
+      let text = try Poppler.run("pdftotext", [pdf, "-"])
+      let extracted = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+      let extractedWords = extracted.filter { word in
+        word.hasPrefix("w") && word.count == 5 && word.dropFirst().allSatisfy(\.isNumber)
       }
+      #expect(extractedWords.count == words.count)
+      #expect(Self.firstDifference(extractedWords, words) == nil)
+      #expect(Self.firstDifference(extracted.filter { $0.hasPrefix("k1") }, rows.map { $0[0] }) == nil)
+
+      for page in layout.pages {
+        let pageText = try Poppler.run("pdftotext", ["-f", "\(page.number)", "-l", "\(page.number)", pdf, "-"])
+        #expect(pageText.contains("Page \(page.number) of \(layout.pages.count)"))
+        // Each page holding table rows shows the header row too.
+        if pageText.contains("k1") {
+          #expect(pageText.contains("Keycol") && pageText.contains("Valuecol"), "page \(page.number) lacks the header")
+        }
+      }
+      // The table spans more than one page, so the header was repeated.
+      let tablePages = try layout.pages.filter {
+        try Poppler.run("pdftotext", ["-f", "\($0.number)", "-l", "\($0.number)", pdf, "-"]).contains("k1")
+      }
+      #expect(tablePages.count >= 2)
     }
-    // The table spans more than one page, so the header was repeated.
-    let tablePages = try layout.pages.filter {
-      try Poppler.run("pdftotext", ["-f", "\($0.number)", "-l", "\($0.number)", pdf, "-"]).contains("k1")
-    }
-    #expect(tablePages.count >= 2)
   }
 
   @Test func pngPagesBreakLinesWhereThePDFDoes() async throws {
@@ -65,31 +65,31 @@ import Testing
     let scale = 2.0
     let images = try await layout.renderPages(scale: scale)
     #expect(images.count == layout.pages.count)
-    let pdf = try Poppler.temporaryFile(layout.pdfData(), extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    let rasters = try Poppler.grayPages(pdf, dpi: 144)
-    #expect(rasters.count == layout.pages.count)
-    var linesChecked = 0
-    for (index, page) in layout.pages.enumerated() {
-      let image = images[index]
-      #expect(image.pixelWidth == Int((layout.pageSize.width * scale).rounded(.up)))
-      for run in page.textRuns {
-        for frame in run.lineFrames where frame.width >= 4 {
-          #expect(
-            Self.inkCount(in: frame, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } > 0,
-            "no ink in the PNG for a line of \(run.role) on page \(page.number)")
-          #expect(
-            Self.inkCount(in: frame, scale: scale) { x, y in rasters[index].value(x: x, y: y) } > 0,
-            "no ink in the PDF for a line of \(run.role) on page \(page.number)")
-          linesChecked += 1
+    try Poppler.withPDF(layout.pdfData()) { pdf in
+      let rasters = try Poppler.grayPages(pdf, dpi: 144)
+      #expect(rasters.count == layout.pages.count)
+      var linesChecked = 0
+      for (index, page) in layout.pages.enumerated() {
+        let image = images[index]
+        #expect(image.pixelWidth == Int((layout.pageSize.width * scale).rounded(.up)))
+        for run in page.textRuns {
+          for frame in run.lineFrames where frame.width >= 4 {
+            #expect(
+              Self.inkCount(in: frame, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } > 0,
+              "no ink in the PNG for a line of \(run.role) on page \(page.number)")
+            #expect(
+              Self.inkCount(in: frame, scale: scale) { x, y in rasters[index].value(x: x, y: y) } > 0,
+              "no ink in the PDF for a line of \(run.role) on page \(page.number)")
+            linesChecked += 1
+          }
         }
+        // The side margins stay blank in both.
+        let margin = Rect(x: 0, y: 0, width: layout.contentRect.minX - 2, height: layout.pageSize.height)
+        #expect(Self.inkCount(in: margin, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } == 0)
+        #expect(Self.inkCount(in: margin, scale: scale) { x, y in rasters[index].value(x: x, y: y) } == 0)
       }
-      // The side margins stay blank in both.
-      let margin = Rect(x: 0, y: 0, width: layout.contentRect.minX - 2, height: layout.pageSize.height)
-      #expect(Self.inkCount(in: margin, scale: scale) { x, y in Self.luminance(image.color(x: x, y: y)) } == 0)
-      #expect(Self.inkCount(in: margin, scale: scale) { x, y in rasters[index].value(x: x, y: y) } == 0)
+      #expect(linesChecked > 50)
     }
-    #expect(linesChecked > 50)
   }
 
   @Test func parallelPagesMatchPagesRenderedOneByOne() async throws {
@@ -125,9 +125,9 @@ import Testing
 
   @Test func pdfMetadataCarriesTheTitle() throws {
     let (layout, _, _) = try Self.sampleLayout()
-    let pdf = try Poppler.temporaryFile(layout.pdfData(), extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    #expect(try Poppler.run("pdfinfo", [pdf]).contains("Output test"))
+    try Poppler.withPDF(layout.pdfData()) { pdf throws in
+      #expect(try Poppler.run("pdfinfo", [pdf]).contains("Output test"))
+    }
   }
 
   // MARK: Helpers
@@ -220,23 +220,25 @@ enum Poppler {
     return line.flatMap { Int($0.dropFirst("Pages:".count).trimmingCharacters(in: .whitespaces)) }
   }
 
-  static func temporaryFile(_ data: Data, extension fileExtension: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("report-test-\(UUID().uuidString).\(fileExtension)").path
-    try data.write(to: URL(fileURLWithPath: path))
-    return path
+  /// Writes `data` to a PDF file in a temporary directory and runs `body` with the file's path;
+  /// the file and its directory are removed afterwards.
+  static func withPDF<T>(_ data: Data, _ body: (String) throws -> T) throws -> T {
+    try withTemporaryDirectory { directory in
+      let path = directory.appendingPathComponent("report.pdf").path
+      try data.write(to: URL(fileURLWithPath: path))
+      return try body(path)
+    }
   }
 
   /// Rasterizes every page with `pdftoppm -gray` and decodes the PGM files.
   static func grayPages(_ pdf: String, dpi: Int) throws -> [GrayImage] {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("report-pgm-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try run("pdftoppm", ["-gray", "-r", "\(dpi)", pdf, directory.appendingPathComponent("page").path])
-    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".pgm") }
-    // pdftoppm pads page numbers to the width of the last one: page-1.pgm or page-01.pgm.
-    let sorted = files.sorted { pageNumber($0) < pageNumber($1) }
-    return try sorted.map { try decodePGM(Data(contentsOf: directory.appendingPathComponent($0))) }
+    try withTemporaryDirectory { directory in
+      try run("pdftoppm", ["-gray", "-r", "\(dpi)", pdf, directory.appendingPathComponent("page").path])
+      let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".pgm") }
+      // pdftoppm pads page numbers to the width of the last one: page-1.pgm or page-01.pgm.
+      let sorted = files.sorted { pageNumber($0) < pageNumber($1) }
+      return try sorted.map { try decodePGM(Data(contentsOf: directory.appendingPathComponent($0))) }
+    }
   }
 
   private static func pageNumber(_ file: String) -> Int {

@@ -80,20 +80,20 @@ struct ReportPageFeatureTests {
     }
     #expect(external.count == 1)
     let data = try layout.pdfData()
-    let pdf = try Poppler.temporaryFile(data, extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    let bytes = String(decoding: data, as: UTF8.self)
-    #expect(bytes.contains("/URI (https://example.com/a'b)"))
-    #expect(bytes.components(separatedBy: "/Subtype /Link").count - 1 == 7)
-    var info: [String: String] = [:]
-    for line in try Poppler.run("pdfinfo", [pdf]).split(separator: "\n") {
-      guard let colon = line.firstIndex(of: ":") else { continue }
-      info[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    try Poppler.withPDF(data) { pdf in
+      let bytes = String(decoding: data, as: UTF8.self)
+      #expect(bytes.contains("/URI (https://example.com/a'b)"))
+      #expect(bytes.components(separatedBy: "/Subtype /Link").count - 1 == 7)
+      var info: [String: String] = [:]
+      for line in try Poppler.run("pdfinfo", [pdf]).split(separator: "\n") {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        info[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      }
+      #expect(info["Title"] == "Book")
+      #expect(info["Author"] == "Ada")
+      #expect(info["Subject"] == "Tests")
+      #expect(info["Keywords"] == "alpha, beta")
+      #expect(info["CreationDate"]?.contains("2024") == true, "\(info)")
     }
-    #expect(info["Title"] == "Book")
-    #expect(info["Author"] == "Ada")
-    #expect(info["Subject"] == "Tests")
-    #expect(info["Keywords"] == "alpha, beta")
-    #expect(info["CreationDate"]?.contains("2024") == true, "\(info)")
   }
 }

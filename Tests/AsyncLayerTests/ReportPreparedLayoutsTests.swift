@@ -64,18 +64,18 @@ import Testing
     let otherThread = try await Task.detached { try pdfLayout.pdfData() }.value
     #expect(reusing == fresh)
     #expect(otherThread == fresh)
-    let pdf = try Poppler.temporaryFile(reusing, extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    #expect(try Poppler.pageCount(pdf) == pdfLayout.pages.count)
-    #expect(try Poppler.run("pdftotext", [pdf, "-"]).contains("Prepared — 2024-03-05"))
+    try Poppler.withPDF(reusing) { pdf in
+      #expect(try Poppler.pageCount(pdf) == pdfLayout.pages.count)
+      #expect(try Poppler.run("pdftotext", [pdf, "-"]).contains("Prepared — 2024-03-05"))
 
-    let svgLayout = try ReportLayout(Self.document())
-    // cairo numbers its SVG surfaces process-wide: the ids differ from one SVG to the next.
-    func normalized(_ svg: Data) -> String {
-      String(decoding: svg, as: UTF8.self).replacingOccurrences(
-        of: #"id="surface[0-9]+""#, with: #"id="surface""#, options: .regularExpression)
+      let svgLayout = try ReportLayout(Self.document())
+      // cairo numbers its SVG surfaces process-wide: the ids differ from one SVG to the next.
+      func normalized(_ svg: Data) -> String {
+        String(decoding: svg, as: UTF8.self).replacingOccurrences(
+          of: #"id="surface[0-9]+""#, with: #"id="surface""#, options: .regularExpression)
+      }
+      let reusingSVG = try svgLayout.svgData()
+      #expect(normalized(reusingSVG) == normalized(try svgLayout.svgData()))
     }
-    let reusingSVG = try svgLayout.svgData()
-    #expect(normalized(reusingSVG) == normalized(try svgLayout.svgData()))
   }
 }

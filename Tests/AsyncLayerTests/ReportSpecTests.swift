@@ -154,18 +154,19 @@ import Testing
   }
 
   @Test func undecodableImageAndBadMarkupNameTheItem() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-png-\(UUID().uuidString).png")
-    try Data("hello".utf8).write(to: file)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let spec = try ReportSpec(jsonData: Data(#"{"content": [{"image": "\#(file.path)"}]}"#.utf8))
-    let imageError = #expect(throws: ReportSpecError.self) { try spec.makeDocument() }
-    #expect(imageError?.path == "spec.content[0].image")
-    #expect(imageError?.message.contains(file.path) == true)
+    try withTemporaryDirectory { directory in
+      let file = directory.appendingPathComponent("not-a-png.png")
+      try Data("hello".utf8).write(to: file)
+      let spec = try ReportSpec(jsonData: Data(#"{"content": [{"image": "\#(file.path)"}]}"#.utf8))
+      let imageError = #expect(throws: ReportSpecError.self) { try spec.makeDocument() }
+      #expect(imageError?.path == "spec.content[0].image")
+      #expect(imageError?.message.contains(file.path) == true)
 
-    let markup = try ReportSpec(jsonData: Data(#"{"content": [{"markup": "<b>open"}]}"#.utf8))
-    let markupError = #expect(throws: ReportSpecError.self) { try markup.makeDocument() }
-    #expect(markupError?.path == "spec.content[0].markup")
-    #expect(markupError?.message.hasPrefix("invalid markup") == true)
+      let markup = try ReportSpec(jsonData: Data(#"{"content": [{"markup": "<b>open"}]}"#.utf8))
+      let markupError = #expect(throws: ReportSpecError.self) { try markup.makeDocument() }
+      #expect(markupError?.path == "spec.content[0].markup")
+      #expect(markupError?.message.hasPrefix("invalid markup") == true)
+    }
   }
 
   @Test func validSpecBuildsTheDocument() throws {
@@ -197,11 +198,11 @@ import Testing
     let layout = try ReportLayout(try spec.makeDocument())
     #expect(layout.pages.count >= 2)
     #expect(layout.pages[0].elements.contains { if case .image = $0 { return true } else { return false } })
-    let pdf = try Poppler.temporaryFile(layout.pdfData(), extension: "pdf")
-    defer { try? FileManager.default.removeItem(atPath: pdf) }
-    #expect(try Poppler.pageCount(pdf) == layout.pages.count)
-    let text = try Poppler.run("pdftotext", [pdf, "-"])
-    #expect(text.contains("Quarterly sales report"))
-    #expect(text.contains("Highlands"))
+    try Poppler.withPDF(layout.pdfData()) { pdf in
+      #expect(try Poppler.pageCount(pdf) == layout.pages.count)
+      let text = try Poppler.run("pdftotext", [pdf, "-"])
+      #expect(text.contains("Quarterly sales report"))
+      #expect(text.contains("Highlands"))
+    }
   }
 }

@@ -49,7 +49,7 @@ enum CLI {
     timeout: Double = 120
   ) throws -> Outcome {
     guard let executable else { throw CLIError("layerbench is not built") }
-    let logs = try temporaryDirectory(named: "layerbench-cli-logs")
+    let logs = makeTemporaryDirectory(named: "layerbench-cli-logs")
     defer { try? FileManager.default.removeItem(at: logs) }
     let outURL = logs.appendingPathComponent("stdout"), errURL = logs.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -99,18 +99,27 @@ enum CLI {
       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
   }
 
-  /// A fresh temporary directory (the caller removes it).
-  static func temporaryDirectory(named prefix: String = "layerbench-cli") throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  /// Runs `body` with a fresh temporary directory, removed afterwards.
-  static func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let directory = try temporaryDirectory()
+  /// Runs `body` with a fresh, empty directory in the temporary directory, then removes the
+  /// directory and everything in it on every path out of `body` (as swift-nio's tests'
+  /// `withTemporaryDirectory` does): a test run leaves nothing in the temporary directory.
+  static func withTemporaryDirectory<R>(_ body: (URL) throws -> R) rethrows -> R {
+    let directory = makeTemporaryDirectory(named: "layerbench-cli")
     defer { try? FileManager.default.removeItem(at: directory) }
     return try body(directory)
+  }
+
+  /// A new directory `<prefix>-<uuid>` in the temporary directory, which the caller removes. Not
+  /// being able to make one is a broken machine, not a failed test: it stops the run (which keeps
+  /// ``withTemporaryDirectory(_:)`` `rethrows`).
+  private static func makeTemporaryDirectory(named prefix: String) -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    do {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    } catch {
+      preconditionFailure("cannot make a temporary directory at \(url.path): \(error)")
+    }
+    return url
   }
 
   /// The manifest's records, one dictionary per line.

@@ -7,10 +7,10 @@ struct FontsCommandTests {
   private func fonts(
     _ arguments: [String], input: Data? = nil, setUp: (URL) throws -> Void = { _ in }
   ) throws -> CLI.Outcome {
-    let dir = try CLI.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    try setUp(dir)
-    return try CLI.run(["fonts"] + arguments, input: input, in: dir)
+    try CLI.withTemporaryDirectory { dir in
+      try setUp(dir)
+      return try CLI.run(["fonts"] + arguments, input: input, in: dir)
+    }
   }
 
   @Test("a covered text: the font per script, fallbacks marked, exit 0")
@@ -126,10 +126,11 @@ struct FontsCommandTests {
 
   @Test("render's unknown-glyph warning points to `layerbench fonts`")
   func renderWarningPointsHere() throws {
-    let dir = try CLI.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let run = try CLI.run(["render", "--text", "a\u{378}b", "-o", "t.png"], in: dir)
-    #expect(run.status == 0)
-    #expect(run.stderr.contains("1 character has no font") && run.stderr.contains("layerbench fonts"), "\(run.stderr)")
+    try CLI.withTemporaryDirectory { dir in
+      let run = try CLI.run(["render", "--text", "a\u{378}b", "-o", "t.png"], in: dir)
+      #expect(run.status == 0)
+      #expect(
+        run.stderr.contains("1 character has no font") && run.stderr.contains("layerbench fonts"), "\(run.stderr)")
+    }
   }
 }

@@ -106,21 +106,20 @@ extension AsyncLayer {
   private func startComposite(_ compositor: LayerCompositor, generation: UInt64) {
     let recorder = compositor.recorder
     recorder.record(.displays)
-    guard !size.isEmpty else { return endComposite(compositor, .commit(nil, cpuTime: .zero)) }
+    guard !size.isEmpty else { return endComposite(compositor, .rendered(nil, cpuTime: .zero), as: .commit) }
     let renderer: ImageRenderer
     do {
       renderer = try ImageRenderer(size: size, scale: contentsScale)
     } catch {
-      return endComposite(compositor, .fail(error, isCurrent: true, cpuTime: .zero))
+      return endComposite(compositor, .failed(error, cpuTime: .zero), as: .fail(isCurrent: true))
     }
-    let snapshot = makeTreeSnapshot()
+    let job = DrawJob(
+      renderer: renderer, drawing: .tree(makeTreeSnapshot()), generation: generation,
+      counter: compositor.generationCounter, isCancellable: true, recorder: recorder,
+      pollHook: compositor.cancellationPollHook, renderedHook: compositor.renderedHook)
     let owner = LoopBound(WeakLayer(self), loop: loop)
     let loop = loop
-    let ticket = GenerationCheckedJob(
-      generation: generation, counter: compositor.generationCounter, isCancellable: true, recorder: recorder,
-      pollHook: compositor.cancellationPollHook, renderedHook: compositor.renderedHook,
-      render: { try snapshot.render(renderer, isCancelled: $0) }
-    ).enqueue(on: pool) { outcome in
+    let ticket = job.enqueue(on: pool) { outcome in
       loop.perform { owner.value.layer?.compositeEnded(generation: generation, outcome: outcome) }
     }
     compositor.state.drawEnqueued(generation: generation, ticket: ticket)
@@ -148,13 +147,17 @@ extension AsyncLayer {
     loop.preconditionInLoop()
     guard let compositor = compositorStorage else { return }
     let action = compositor.state.drawEnded(generation: generation, outcome: outcome.kind)
-    endComposite(compositor, DisplayEnd(action.result, outcome))
+    endComposite(compositor, outcome, as: action.result)
   }
 
-  /// Counts the end, updates the results and calls ``onDidComposite`` — once per composite.
-  private func endComposite(_ compositor: LayerCompositor, _ end: DisplayEnd) {
-    end.apply(to: &compositor.contents, lastError: &compositor.lastError, recorder: compositor.recorder)
-    compositor.onDidComposite?(self, end.isFinished)
+  /// Does what the machine answered (`result`; a composite that ends at once is current), updates
+  /// the results and calls ``onDidComposite`` — once per composite.
+  private func endComposite(
+    _ compositor: LayerCompositor, _ outcome: DrawOutcome, as result: DisplayStateMachine<PoolTicket>.EndAction.Result
+  ) {
+    let finished = outcome.apply(
+      result, to: &compositor.contents, lastError: &compositor.lastError, recorder: compositor.recorder)
+    compositor.onDidComposite?(self, finished)
   }
 
   /// Stops compositing when the layer stops being a root: the composite in flight goes stale and

@@ -67,24 +67,27 @@ extension AsyncLayer {
   private func startDraw(generation: UInt64) {
     guard !size.isEmpty else {
       // Nothing to draw into: empty contents are the result, committed at once.
-      return endDisplay(.commit(nil, cpuTime: .zero))
+      return endDisplay(.rendered(nil, cpuTime: .zero), as: .commit)
     }
     let job: DrawJob
     do {
       job = DrawJob(
-        renderer: try ImageRenderer(size: size, scale: contentsScale), isOpaque: isOpaque,
-        backgroundColor: backgroundColor, operation: makeDrawOperation(), recycler: pixelRecycler,
-        shown: DrawJob.ShownContents(contents))
+        renderer: try ImageRenderer(size: size, scale: contentsScale),
+        drawing: .layer(makeDrawOperation(), isOpaque: isOpaque, backgroundColor: backgroundColor),
+        recycler: pixelRecycler, shown: DrawJob.ShownContents(contents), generation: generation,
+        counter: generationCounter, isCancellable: cancelsInFlightDraws, recorder: recorder,
+        pollHook: cancellationPollHook)
     } catch {
-      return endDisplay(.fail(error, isCurrent: true, cpuTime: .zero))
+      return endDisplay(.failed(error, cpuTime: .zero), as: .fail(isCurrent: true))
     }
     guard displaysAsynchronously else {
+      // In place on the loop: nothing can change meanwhile, so the result is current.
       let start = ThreadCPUClock.now()
       do {
         let image = try job.render(isCancelled: { false })
-        endDisplay(.commit(image, cpuTime: ThreadCPUClock.now() - start))
+        endDisplay(.rendered(image, cpuTime: ThreadCPUClock.now() - start), as: .commit)
       } catch {
-        endDisplay(.fail(error, isCurrent: true, cpuTime: ThreadCPUClock.now() - start))
+        endDisplay(.failed(error, cpuTime: ThreadCPUClock.now() - start), as: .fail(isCurrent: true))
       }
       return
     }
@@ -97,11 +100,7 @@ extension AsyncLayer {
     if case .keep = staleContentsPolicy {} else { RenderedImage.releaseOffLoop(pixelRecycler.keep(consume replaced)) }
     let owner = LoopBound(WeakLayer(self), loop: loop)
     let loop = loop
-    let ticket = GenerationCheckedJob(
-      generation: generation, counter: generationCounter, isCancellable: cancelsInFlightDraws,
-      recorder: recorder, pollHook: cancellationPollHook, renderedHook: nil,
-      render: { try job.render(isCancelled: $0) }
-    ).enqueue(on: pool) { outcome in
+    let ticket = job.enqueue(on: pool) { outcome in
       loop.perform { owner.value.layer?.drawEnded(generation: generation, outcome: outcome) }
     }
     displayState.drawEnqueued(generation: generation, ticket: ticket)
@@ -119,14 +118,16 @@ extension AsyncLayer {
   func drawEnded(generation: UInt64, outcome: DrawOutcome) {
     loop.preconditionInLoop()
     let action = displayState.drawEnded(generation: generation, outcome: outcome.kind)
-    endDisplay(DisplayEnd(action.result, outcome))
+    endDisplay(outcome, as: action.result)
     if action.startsWaitingDisplay { display() }
   }
 
-  /// Counts the end, updates the results and calls ``didDisplay(finished:)`` — once per display.
-  private func endDisplay(_ end: DisplayEnd) {
-    end.apply(to: &contents, lastError: &lastError, recorder: recorder, recycler: pixelRecycler)
+  /// Does what the machine answered (`result`; a display that ends at once is current), updates
+  /// the results and calls ``didDisplay(finished:)`` — once per display.
+  private func endDisplay(_ outcome: DrawOutcome, as result: DisplayStateMachine<PoolTicket>.EndAction.Result) {
+    let finished = outcome.apply(
+      result, to: &contents, lastError: &lastError, recorder: recorder, recycler: pixelRecycler)
     displayStateDidChange()
-    didDisplay(finished: end.isFinished)
+    didDisplay(finished: finished)
   }
 }

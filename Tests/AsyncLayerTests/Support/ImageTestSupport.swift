@@ -31,13 +31,6 @@ func hasQuadrantColors(_ image: RenderedImage, tolerance: Double) -> Bool {
   }
 }
 
-/// A fresh, empty temporary directory.
-func makeTemporaryDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("asynclayer-tests-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}
-
 /// Collects callback results and lets a test await the n-th one.
 final class ResultCollector: Sendable {
   private struct State {
