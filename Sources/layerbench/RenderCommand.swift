@@ -79,7 +79,7 @@ struct RenderCommand: ParsableCommand {
     var configuration = BatchConfiguration(
       input: file, outDir: outDir, parser: parser, workers: workers, window: 4 * workers, shard: nil)
     configuration.writesManifest = false
-    configuration.writeThread = BatchWriteThread.auto.isUsed(workers: workers)
+    configuration.writeThread = WriteThreadOption.auto.isUsed(workers: workers)
     configuration.resume = false
     configuration.progressInterval = 0  // the progress bar on a terminal only
     let unknownGlyphs = Atomic<Int>(0)

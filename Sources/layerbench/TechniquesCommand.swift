@@ -21,17 +21,12 @@ struct TechniquesCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Tiles in the batch, 2–500.")
   var tiles = 120
 
-  @Option(help: "Write the rows as JSON to this file.")
-  var json: String?
-
-  @Option(help: "Draw wall and CPU time per technique into this image (.png, .jpg).")
-  var chart: String?
+  @OptionGroup var measurement: MeasurementOptions<TechniquesCommand>
 
   @OptionGroup var options: TextOptions
 
   func validate() throws {
     try Bounds.check(tiles, "--tiles", 2...Self.maximumTiles)
-    try checkReportOutputs(json: json, chart: chart)
   }
 
   struct Row: Codable {
@@ -77,8 +72,8 @@ struct TechniquesCommand: ParsableCommand {
       ])
     }
     print(table.render())
-    if let json { try writeJSON(rows, to: json) }
-    if let chart {
+    if let json = measurement.json { try writeJSON(rows, to: json) }
+    if let chart = measurement.chart {
       try BarChart(
         title: "\(tiles) tiles per technique (ms)", categories: rows.map(\.technique),
         series: [
@@ -188,31 +183,9 @@ final class BatchRun: Sendable {
   var orderKept: Bool { state.withLock { $0.order == $0.order.sorted() } }
 }
 
-/// Measures how long each loop turn keeps the loop busy (from waking to about to sleep).
-final class LoopTurnRecorder: Sendable {
-  private struct State {
-    var turnStart: ContinuousClock.Instant?
-    var longest: Duration = .zero
-    var turns: [Duration] = []
-  }
-  private let state = ThreadSanitizedMutex(State())
-
-  func attach(to loop: MainLoop) {
-    loop.addObserver(.afterWaiting, order: Int.min) { [self] _ in
-      state.withLock { $0.turnStart = .now }
-    }
-    loop.addObserver(.beforeWaiting, order: Int.max) { [self] _ in
-      let end = ContinuousClock.now
-      state.withLock {
-        guard let start = $0.turnStart else { return }
-        $0.longest = max($0.longest, end - start)
-        $0.turns.append(end - start)
-        $0.turnStart = nil
-      }
-    }
-  }
-
-  func reset() { state.withLock { $0 = State() } }
-  var longestTurn: Duration { state.withLock { $0.longest } }
-  var turnDurations: [Duration] { state.withLock { $0.turns } }
+extension TechniquesCommand: MeasuringCommand {
+  static let jsonHelp = "Write the rows as JSON to this file."
+  static let chartHelp = "Draw wall and CPU time per technique into this image (.png, .jpg)."
+  /// Each technique runs once.
+  static let repeats: RepeatsOption? = nil
 }

@@ -75,8 +75,8 @@ public final class URLSessionImageTransport: ImageTransport {
         do {
           continuation.resume(returning: .success(try Data(contentsOf: url)))
         } catch {
-          continuation.resume(
-            returning: .failure(.fileUnreadable(path: url.path, reason: (error as NSError).localizedDescription)))
+          let failure = FileErrorDescription(path: url.path, operation: "cannot read", error: error)
+          continuation.resume(returning: .failure(.fileUnreadable(path: url.path, reason: failure.operationAndReason)))
         }
       }
     }
@@ -115,6 +115,30 @@ public final class URLSessionImageTransport: ImageTransport {
     }
   }
 
+  /// A network failure in a few words, from its `URLError` code or POSIX code: FoundationNetworking's
+  /// localized text on Linux is often only "The operation could not be completed".
+  static func describe(networkError error: any Error) -> String {
+    guard let code = (error as? URLError)?.code else {
+      if let posix = FileErrorDescription.posixCode(of: error) { return FileErrorDescription.reason(errno: posix) }
+      let nsError = error as NSError
+      return "\(nsError.domain) error \(nsError.code)"
+    }
+    switch code {
+    case .cannotFindHost, .dnsLookupFailed: return "cannot find the host"
+    case .cannotConnectToHost: return "cannot connect to the host"
+    case .networkConnectionLost: return "the connection was lost"
+    case .notConnectedToInternet: return "not connected to a network"
+    case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+      .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+      .clientCertificateRequired:
+      return "the secure (TLS) connection failed"
+    case .badServerResponse, .cannotParseResponse: return "the server's response could not be read"
+    case .httpTooManyRedirects, .redirectToNonExistentLocation: return "too many or broken redirects"
+    case .badURL, .unsupportedURL: return "the URL cannot be fetched"
+    default: return "URL error \(code.rawValue)"
+    }
+  }
+
   static func interpret(
     data: Data?, response: URLResponse?, error: (any Error)?, announcedBytes: Int, timeout: Duration
   ) -> Result<Data, ImageLoadError> {
@@ -127,7 +151,7 @@ public final class URLSessionImageTransport: ImageTransport {
       if announcedBytes > 0 {
         return .failure(.truncated(expectedBytes: announcedBytes, receivedBytes: nil))
       }
-      return .failure(.transport((error as NSError).localizedDescription))
+      return .failure(.transport(describe(networkError: error)))
     }
     if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
       return .failure(.httpStatus(http.statusCode))

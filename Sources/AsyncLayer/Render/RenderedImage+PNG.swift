@@ -46,7 +46,8 @@ extension RenderedImage {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw RenderError.io(path: path, reason: "cannot read: \((error as NSError).localizedDescription)")
+      let failure = FileErrorDescription(path: path, operation: "cannot read", error: error)
+      throw RenderError.io(path: path, reason: failure.operationAndReason)
     }
     try self.init(pngData: data, scale: scale, maximumPixelCount: maximumPixelCount)
   }
@@ -115,7 +116,8 @@ extension RenderedImage {
     do {
       try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-      throw RenderError.io(path: path, reason: "cannot write: \((error as NSError).localizedDescription)")
+      let failure = FileErrorDescription(path: path, operation: "cannot write", error: error)
+      throw RenderError.io(path: path, reason: failure.operationAndReason)
     }
   }
 }

@@ -111,7 +111,8 @@ public struct ReportSpec: Sendable, Hashable {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw ReportSpecError(path: "spec", message: "cannot read the file: \((error as NSError).localizedDescription)")
+      throw ReportSpecError(
+        path: "spec", message: FileErrorDescription(path: path, operation: "cannot read", error: error).description)
     }
     try self.init(jsonData: data, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
   }

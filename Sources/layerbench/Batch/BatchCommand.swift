@@ -47,7 +47,7 @@ struct BatchRunCommand: ParsableCommand {
     help: ArgumentHelp(
       "Write PNGs and the manifest on a thread of their own: auto (when --workers leaves a core free), on or off.",
       valueName: "auto|on|off"))
-  var writeThread: BatchWriteThread = .auto
+  var writeThread: WriteThreadOption = .auto
 
   @Option(help: "Tiles in flight at most (default: 4 × workers).")
   var window: Int?

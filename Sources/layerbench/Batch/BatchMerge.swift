@@ -59,7 +59,7 @@ struct BatchMerger {
     do {
       names = try FileManager.default.contentsOfDirectory(atPath: directory)
     } catch {
-      throw BatchError("\(directory): cannot list: \((error as NSError).localizedDescription)")
+      throw BatchError(FileErrorDescription(path: directory, operation: "cannot list", error: error))
     }
     var parts: [Int: Int] = [:]  // index → count
     for name in names where name.hasPrefix("manifest.") && name.hasSuffix(".jsonl") {
@@ -104,7 +104,9 @@ struct BatchMerger {
     let target = (directory as NSString).appendingPathComponent(output)
     let temporary = (directory as NSString).appendingPathComponent(".\(output).tmp")
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw BatchError("\(temporary): cannot create: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else {
+      throw BatchError(FileErrorDescription(path: temporary, operation: "cannot create", errno: errno))
+    }
     defer { close(fd) }
     func problem(_ message: String) { if problems.count < 20 { problems.append(message) } else { problems[19] = "…" } }
 

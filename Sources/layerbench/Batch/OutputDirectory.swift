@@ -1,3 +1,4 @@
+import AsyncLayer
 import Foundation
 
 /// A batch's output directory, open once: PNGs are written and renamed relative to its descriptor
@@ -14,7 +15,9 @@ final class OutputDirectory: Sendable {
 
   init(path: String, temporaryTag: String) throws {
     let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw BatchError("\(path): cannot open: \(FileAccess.reason(errno))") }
+    guard descriptor >= 0 else {
+      throw BatchError(FileErrorDescription(path: path, operation: "cannot open", errno: errno))
+    }
     self.descriptor = descriptor
     self.path = path
     self.temporaryTag = temporaryTag
@@ -66,7 +69,9 @@ final class OutputDirectory: Sendable {
   func writeAtomically(_ data: Data, named name: String, worker: Int) throws {
     let temporary = temporaryName(for: name, worker: worker)
     let fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw BatchError("\(path)/\(temporary): cannot create: \(FileAccess.reason(errno))") }
+    guard fd >= 0 else {
+      throw BatchError(FileErrorDescription(path: "\(path)/\(temporary)", operation: "cannot create", errno: errno))
+    }
     do {
       try BatchFiles.writeAll(fd, data, path: "\(path)/\(temporary)")
     } catch {
@@ -76,9 +81,10 @@ final class OutputDirectory: Sendable {
     }
     let closed = close(fd) == 0 ? 0 : errno
     guard closed == 0, renameat(descriptor, temporary, descriptor, name) == 0 else {
-      let reason = FileAccess.reason(closed != 0 ? closed : errno)
+      let failure = FileErrorDescription(
+        path: "\(path)/\(name)", operation: "cannot write", errno: closed != 0 ? closed : errno)
       unlinkat(descriptor, temporary, 0)
-      throw BatchError("\(path)/\(name): cannot write: \(reason)")
+      throw BatchError(failure)
     }
   }
 

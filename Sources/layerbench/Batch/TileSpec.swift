@@ -81,50 +81,24 @@ struct TileParser: Sendable {
   }
 
   func parse(_ line: Data, lineNumber: Int) throws(TileSpecError) -> TileSpec {
-    // Most lines are flat objects: read without JSONSerialization (and its bridging to Swift).
-    if format == .jsonl, let object = FlatJSON.object(line) { return try tileSpec(object) }
+    if format == .jsonl { return try tileSpec(LineValue.object(line)) }
     guard var text = String(data: line, encoding: .utf8) else {
       throw TileSpecError(id: nil, description: "line is not valid UTF-8")
     }
     if text.hasSuffix("\r") { text.removeLast() }
-    switch format {
-    case .plain, .markup:
-      let number = String(lineNumber)
-      let id = idPrefix + String(repeating: "0", count: max(0, idDigits - number.count)) + number
-      return TileSpec(id: id, tile: tile(format == .plain ? .plain(text) : .markup(text)))
-    case .jsonl:
-      return try parseJSON(text)
-    }
+    let number = String(lineNumber)
+    let id = idPrefix + String(repeating: "0", count: max(0, idDigits - number.count)) + number
+    return TileSpec(id: id, tile: tile(format == .plain ? .plain(text) : .markup(text)))
   }
 
-  private func parseJSON(_ text: String) throws(TileSpecError) -> TileSpec {
-    let object: [String: Any]
-    do {
-      guard let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-        throw TileSpecError(id: nil, description: "line is not a JSON object")
-      }
-      object = parsed
-    } catch let error as TileSpecError {
-      throw error
-    } catch {
-      let detail = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "\(error)"
-      throw TileSpecError(id: nil, description: "bad JSON: \(detail)")
-    }
-    return try tileSpec(object)
-  }
-
-  /// The tile of a line's JSON object (values as JSONSerialization gives them).
-  private func tileSpec(_ object: [String: Any]) throws(TileSpecError) -> TileSpec {
+  /// The tile of a line's JSON object: its id, content and style fields, each checked.
+  private func tileSpec(_ object: [String: LineValue]) throws(TileSpecError) -> TileSpec {
     let id: String
-    let rawID = object["id"]
-    if let string = rawID as? String {
-      id = string
-    } else if let rawID, !Self.isBoolean(rawID), let integer = rawID as? Int {
-      id = String(integer)
-    } else if rawID == nil {
-      throw TileSpecError(id: nil, description: "missing field 'id'")
-    } else {
-      throw TileSpecError(id: nil, description: "field 'id' must be a string or an integer")
+    switch object["id"] {
+    case .string(let string): id = string
+    case .number(let number) where number == number.rounded() && abs(number) < 1e18: id = String(Int(number))
+    case nil: throw TileSpecError(id: nil, description: "missing field 'id'")
+    default: throw TileSpecError(id: nil, description: "field 'id' must be a string or an integer")
     }
     if let problem = Self.problem(withID: id) { throw TileSpecError(id: nil, description: problem) }
     func fail(_ message: String) -> TileSpecError { TileSpecError(id: id, description: message) }
@@ -142,8 +116,8 @@ struct TileParser: Sendable {
     if let unknown { throw fail("unknown field '\(unknown)'") }
     let content: TextContent
     switch (object["text"], object["markup"]) {
-    case (let text as String, nil): content = .plain(text)
-    case (nil, let markup as String): content = .markup(markup)
+    case (.string(let text), nil): content = .plain(text)
+    case (nil, .string(let markup)): content = .markup(markup)
     case (nil, nil): throw fail("give 'text' or 'markup'")
     case (.some, .some): throw fail("give one of 'text' or 'markup', not both")
     default: throw fail("'text' and 'markup' must be strings")
@@ -152,14 +126,18 @@ struct TileParser: Sendable {
     if !styled { return TileSpec(id: id, tile: tile(content)) }
     var options = defaults
     func string(_ key: String) throws(TileSpecError) -> String? {
-      guard let value = object[key] else { return nil }
-      guard let string = value as? String else { throw fail("field '\(key)' must be a string") }
-      return string
+      switch object[key] {
+      case nil: return nil
+      case .string(let string): return string
+      default: throw fail("field '\(key)' must be a string")
+      }
     }
     func number(_ key: String) throws(TileSpecError) -> Double? {
-      guard let value = object[key] else { return nil }
-      guard !Self.isBoolean(value), let number = value as? Double else { throw fail("field '\(key)' must be a number") }
-      return number
+      switch object[key] {
+      case nil: return nil
+      case .number(let number): return number
+      default: throw fail("field '\(key)' must be a number")
+      }
     }
     func choice<T: RawRepresentable<String> & CaseIterable>(_ key: String, _: T.Type) throws(TileSpecError) -> T? {
       guard let raw = try string(key) else { return nil }
@@ -170,7 +148,7 @@ struct TileParser: Sendable {
     }
     if let font = try string("font") { options.font = font }
     if let width = try number("width") { options.width = width }
-    if object["height"] is NSNull {
+    if object["height"] == .null {
       options.height = nil
     } else if let height = try number("height") {
       options.height = height
@@ -199,10 +177,6 @@ struct TileParser: Sendable {
     }
     return TileSpec(id: id, tile: options.tile(content))
   }
-
-  /// JSON `true` and `false` arrive as NSNumbers too (and `1 is Bool` holds on Linux): tell them apart by class.
-  private static let booleanType = ObjectIdentifier(type(of: NSNumber(value: true) as Any))
-  static func isBoolean(_ value: Any) -> Bool { ObjectIdentifier(type(of: value)) == booleanType }
 
   /// Why `id` cannot name a file in the output directory, or nil when it can.
   static func problem(withID id: String) -> String? {

@@ -92,14 +92,7 @@ struct ScrollCommand: ParsableCommand {
   @Option(help: "Sweep: comma-separated background loads (busy threads), 0–64 each.")
   var sweepLoads = "0,2"
 
-  @Option(parsing: .unconditional, help: "Sweep: runs per point (the median and the spread are reported), 1–100.")
-  var repeats = 1
-
-  @Option(help: "Write one JSON object per mode to this file.")
-  var json: String?
-
-  @Option(help: "Draw loop turn times over the run, per mode, into this image (.png, .jpg).")
-  var chart: String?
+  @OptionGroup var measurement: MeasurementOptions<ScrollCommand>
 
   func validate() throws {
     try Bounds.check(rows, "--rows", Self.rowRange)
@@ -112,18 +105,17 @@ struct ScrollCommand: ParsableCommand {
     try Bounds.check(speed, "--speed", 0.1...10, "times")
     try Bounds.check(bodyLength, "--body-length", 0.1...10, "times")
     try Bounds.check(imageEvery, "--image-every", 1...1000, "rows")
-    try checkReportOutputs(json: json, chart: chart)
     _ = try NameList.parse(modes, option: "--modes", as: ScrollMode.self)
     if sweep {
       _ = try sweepGrid()
-    } else if repeats != 1 {
-      throw ValidationErrorMessage("--repeats applies to --sweep only (got \(repeats) without it)")
+    } else if measurement.repeats != 1 {
+      throw ValidationErrorMessage("--repeats applies to --sweep only (got \(measurement.repeats) without it)")
     }
   }
 
   private func sweepGrid() throws -> ScrollSweep {
     try ScrollSweep(
-      prefetch: sweepPrefetch, speeds: sweepSpeeds, costs: sweepCosts, loads: sweepLoads, repeats: repeats)
+      prefetch: sweepPrefetch, speeds: sweepSpeeds, costs: sweepCosts, loads: sweepLoads, repeats: measurement.repeats)
   }
 
   func run() throws {
@@ -177,8 +169,8 @@ struct ScrollCommand: ParsableCommand {
     print(draws.render())
     print("\nranges: \(policy(for: .async).description) (sync: \(policy(for: .sync).description))\n")
     printDiagnosis(results)
-    if let json { try writeJSON(results, to: json) }
-    if let chart {
+    if let json = measurement.json { try writeJSON(results, to: json) }
+    if let chart = measurement.chart {
       try LineChart(
         title: "Frame intervals over the run (ms)", xLabels: nil,
         series: results.map { ($0.mode, $0.frameTimesMs) }, threshold: ("16.7 ms", 1000 / 60.0)
@@ -250,8 +242,8 @@ struct ScrollCommand: ParsableCommand {
       ])
     }
     print(table.render())
-    if let json { try writeJSON(points, to: json) }
-    if let chart {
+    if let json = measurement.json { try writeJSON(points, to: json) }
+    if let chart = measurement.chart {
       for (metric, lineChart) in grid.charts(points) {
         let path = ScrollSweep.chartPath(chart, metric: metric)
         try lineChart.render().write(to: path)
@@ -295,30 +287,9 @@ struct ScrollCommand: ParsableCommand {
   }
 }
 
-/// Threads that spin until stopped, so that the loop and the draw queues compete for the CPU.
-final class BackgroundLoad: Sendable {
-  private let running = Atomic<Bool>(true)
-  private let stopped = DispatchSemaphore(value: 0)
-  private let threads: Int
-
-  init(threads: Int) {
-    self.threads = threads
-    for index in 0..<threads {
-      let thread = Thread { [self] in
-        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
-        while running.load(ordering: .relaxed) {
-          for _ in 0..<10_000 { x = x &* 6_364_136_223_846_793_005 &+ 1 }
-        }
-        if x == 42 { print("") }  // keeps the arithmetic from being optimised away
-        stopped.signal()
-      }
-      thread.name = "layerbench.load.\(index)"
-      thread.start()
-    }
-  }
-
-  func stop() {
-    guard running.exchange(false, ordering: .relaxed) else { return }
-    for _ in 0..<threads { stopped.wait() }
-  }
+extension ScrollCommand: MeasuringCommand {
+  static let jsonHelp = "Write one JSON object per mode to this file."
+  static let chartHelp = "Draw loop turn times over the run, per mode, into this image (.png, .jpg)."
+  static let repeats: RepeatsOption? = RepeatsOption(
+    help: "Sweep: runs per point (the median and the spread are reported), 1–100.")
 }

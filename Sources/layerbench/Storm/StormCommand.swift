@@ -48,14 +48,7 @@ struct StormCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Seconds to wait for the final pixels after a storm, 1–600.")
   var settleLimit: Double = 60
 
-  @Option(parsing: .unconditional, help: "Runs per storm (the median and the spread are reported), 1–100.")
-  var repeats = 1
-
-  @Option(help: "Write one JSON object per run to this file.")
-  var json: String?
-
-  @Option(help: "Chart settle time per storm length and mode into this image (.png, .jpg).")
-  var chart: String?
+  @OptionGroup var measurement: MeasurementOptions<StormCommand>
 
   func validate() throws {
     try Bounds.check(layers, "--layers", 1...500)
@@ -64,8 +57,6 @@ struct StormCommand: ParsableCommand {
     try Bounds.check(scale, "--scale", 0.1...4, "pixels per point")
     try Bounds.check(backgroundLoad, "--background-load", 0...64, "threads")
     try Bounds.check(settleLimit, "--settle-limit", 1...600, "seconds")
-    try Bounds.check(repeats, "--repeats", 1...100)
-    try checkReportOutputs(json: json, chart: chart)
     _ = try NameList.parse(scenarios, option: "--scenarios", as: StormScenario.self, noun: "scenario")
     _ = try NameList.parse(modes, option: "--modes", as: StormMode.self)
     _ = try parsedLengths()
@@ -103,6 +94,7 @@ struct StormCommand: ParsableCommand {
       }
     }
     var groups: [[StormSimulation.Result]] = []
+    let repeats = measurement.repeats
     for (index, setup) in plan.enumerated() {
       var runs: [StormSimulation.Result] = []
       for run in 0..<repeats {
@@ -129,12 +121,12 @@ struct StormCommand: ParsableCommand {
         "\(first.scenario) \(first.mode) \(Bounds.format(first.lengthSeconds)) s: a finished draw drew "
           + "\(Bounds.format(median(drawn))) of \(Bounds.format(median(lines.map(Double.init)))) lines (medians)")
     }
-    if let json { try writeJSON(groups.flatMap { $0 }, to: json) }
-    if chart != nil,
+    if let json = measurement.json { try writeJSON(groups.flatMap { $0 }, to: json) }
+    if measurement.chart != nil,
       Self.chart(groups, metric: .settle).series.isEmpty || Set(groups.joined().map(\.lengthSeconds)).count < 2
     {
       print("\nno chart: it shows storms over their lengths; pass --lengths with two or more")
-    } else if let chart {
+    } else if let chart = measurement.chart {
       try Self.chart(groups, metric: .settle).render().write(to: chart)
       let backlog = ScrollSweep.chartPath(chart, metric: "backlog")
       try Self.chart(groups, metric: .backlog).render().write(to: backlog)
@@ -210,4 +202,11 @@ struct StormCommand: ParsableCommand {
       title: title,
       xLabels: lengths.map { Bounds.format($0) }, series: series)
   }
+}
+
+extension StormCommand: MeasuringCommand {
+  static let jsonHelp = "Write one JSON object per run to this file."
+  static let chartHelp = "Chart settle time per storm length and mode into this image (.png, .jpg)."
+  static let repeats: RepeatsOption? = RepeatsOption(
+    help: "Runs per storm (the median and the spread are reported), 1–100.")
 }

@@ -7,7 +7,7 @@ import Foundation
 /// When the workers leave a core free, a writer thread moves that share off them, so that one
 /// worker renders as fast as `layerbench throughput` does; when they use every core, it would only
 /// add a hand-off per tile, so each worker writes its own.
-enum BatchWriteThread: String, ExpressibleByArgument, CaseIterable, Sendable {
+enum WriteThreadOption: String, ExpressibleByArgument, CaseIterable, Sendable {
   /// A writer thread when `workers` is below the active core count.
   case auto
   case on

@@ -6,24 +6,8 @@ import Synchronization
 /// straight from `errno`: Foundation's would leak "NSCocoaErrorDomain error 512" or "The operation
 /// could not be completed".
 enum FileAccess {
-  /// What `errno` `code` means, in a few words.
-  static func reason(_ code: Int32) -> String {
-    switch code {
-    case EACCES, EPERM: return "permission denied"
-    case ENOENT: return "no such file or directory"
-    case EISDIR: return "it is a directory"
-    case ENOTDIR: return "a part of the path is not a directory"
-    case EROFS: return "read-only file system"
-    case ENOSPC: return "no space left on device"
-    case EDQUOT: return "disk quota exceeded"
-    case ENAMETOOLONG: return "file name too long"
-    case ELOOP: return "too many symbolic links"
-    case EEXIST: return "it already exists"
-    default:
-      let text = String(cString: strerror(code))
-      return text.prefix(1).lowercased() + text.dropFirst()
-    }
-  }
+  /// What `errno` `code` means, in a few words: the library's words for every file error.
+  static func reason(_ code: Int32) -> String { FileErrorDescription.reason(errno: code) }
 
   /// The directory `path` is in ("." for a bare file name).
   static func directory(of path: String) -> String {
@@ -210,53 +194,9 @@ enum FileAccess {
   }
 }
 
-/// The image files the CLI writes, chosen by the file name's extension: PNG or JPEG (the encoders
-/// the library has), and a refusal naming those for any other extension.
-enum ImageFileFormat {
-  case png, jpeg
-
-  static let supported = ".png, .jpg or .jpeg"
-
-  init(path: String, option: String) throws {
-    switch (path as NSString).pathExtension.lowercased() {
-    case "png": self = .png
-    case "jpg", "jpeg": self = .jpeg
-    case "":
-      throw ValidationErrorMessage("\(option): '\(path)' has no extension; use a \(Self.supported) file name")
-    case let other:
-      throw ValidationErrorMessage(
-        "\(option): cannot write .\(other) images ('\(path)'); use a \(Self.supported) file name")
-    }
-  }
-
-  /// Checks, before a run, that `path` names a supported image format in a writable directory.
-  @discardableResult
-  static func checkOutput(_ path: String, option: String) throws -> ImageFileFormat {
-    try FileAccess.checkWritable(path, option: option)
-    return try ImageFileFormat(path: path, option: option)
-  }
-
-  /// The encoded file: PNG, or a JPEG of quality 90 (4:4:4).
-  func encode(_ image: RenderedImage) throws -> Data {
-    switch self {
-    case .png: return try image.pngData()
-    case .jpeg: return try image.jpegData(quality: 90)
-    }
-  }
-
-  /// Writes `image` to `path` in the format its extension names.
-  static func write(_ image: RenderedImage, to path: String, option: String) throws {
-    try FileAccess.write(ImageFileFormat(path: path, option: option).encode(image), to: path)
-  }
-}
-
-extension RenderedImage {
-  /// Writes a chart to `path` (`--chart`) in the format its extension names.
-  func write(to path: String) throws { try ImageFileFormat.write(self, to: path, option: "--chart") }
-}
-
-/// Checks `--json` and `--chart` of a measuring command before it runs.
-func checkReportOutputs(json: String?, chart: String?) throws {
-  if let json { try FileAccess.checkWritable(json, option: "--json") }
-  if let chart { try ImageFileFormat.checkOutput(chart, option: "--chart") }
+/// Writes `value` as pretty JSON to `path`.
+func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+  try FileAccess.write(encoder.encode(value), to: path)
 }

@@ -1,0 +1,31 @@
+import AsyncLayer
+
+/// What a batch run does.
+struct BatchConfiguration: Sendable {
+  var input: String
+  var outDir: String
+  var parser: TileParser
+  var workers: Int
+  /// Whether PNG files, their checksums and the manifest are written by a thread of their own
+  /// (`--write-thread`, `WriteThreadOption`): the workers then only render and encode.
+  var writeThread = false
+  /// Tiles read but not yet in the manifest, at most (rendering, or waiting for an earlier line).
+  var window: Int
+  var shard: Shard?
+  var failFast = false
+  var resume = true
+  var maxLineBytes = 1 << 20
+  /// Debug: the process kills itself (SIGKILL) once this many records are in the manifest.
+  var killAfter: Int?
+  /// Seconds between progress lines when standard error is not a terminal (0: none).
+  var progressInterval: Double = 10
+  var encoder = PNGEncoder()
+  /// Whether the run keeps a manifest (and so can resume); `render --file` writes only the PNGs.
+  var writesManifest = true
+  /// Called with each record in input order as it is committed (on a worker thread, one call at a time).
+  var onCommit: (@Sendable (ManifestRecord) -> Void)?
+
+  var manifestName: String { shard?.manifestName ?? "manifest.jsonl" }
+  /// Names this run's temporary files apart from other shards' writing into the same directory.
+  var temporaryTag: String { shard.map { "s\($0.index)of\($0.count)" } ?? "all" }
+}

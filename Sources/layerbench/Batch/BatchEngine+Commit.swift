@@ -1,0 +1,91 @@
+import Dispatch
+import Foundation
+
+/// The commit step: records reach the manifest in input order, in batched writes.
+extension BatchEngine {
+  /// A finished tile on its way to the manifest: the record and its JSON line, encoded on the worker.
+  struct Committed {
+    var record: ManifestRecord
+    var line: Data
+    var reused: Bool
+  }
+
+  /// What the commit step keeps between calls, under `commitState`.
+  struct CommitState {
+    var next = 0
+    var pending: [Int: Committed] = [:]
+    var firstError: String?
+    var writeError: String?
+    /// Manifest lines committed but not yet written: one `write` per ~32 KiB or 100 ms instead of one
+    /// per tile. A kill loses at most these; their tiles are rendered again on resume, to the same bytes.
+    var unwritten = Data()
+    /// When the oldest unwritten line was committed (uptime nanoseconds).
+    var unwrittenSince: UInt64 = 0
+  }
+
+  /// Manifest lines are written once this many bytes wait...
+  static let manifestFlushBytes = 32 << 10
+  /// ...or once the oldest has waited this long, checked at each commit (and at the end of the run).
+  static let manifestFlushNanoseconds: UInt64 = 100_000_000
+
+  /// Hands a record to the commit step, with its JSON line encoded here, in parallel, not by the
+  /// one committing thread.
+  func finish(_ record: ManifestRecord, reused: Bool, sequence: Int) {
+    let line = configuration.writesManifest ? record.jsonLine() : Data()
+    commit(Committed(record: record, line: line, reused: reused), sequence: sequence)
+  }
+
+  /// Appends records to the manifest in input order, as soon as every earlier one is there, in
+  /// writes of up to `manifestFlushBytes` or `manifestFlushNanoseconds` worth of records.
+  private func commit(_ finished: Committed, sequence: Int) {
+    commitState.withLock { state in
+      state.pending[sequence] = finished
+      var killAt: Int?
+      while let ready = state.pending.removeValue(forKey: state.next) {
+        state.next += 1
+        if state.unwritten.isEmpty { state.unwrittenSince = DispatchTime.now().uptimeNanoseconds }
+        state.unwritten.append(ready.line)
+        let record = ready.record
+        if let error = record.error {
+          counters.failures.add(1, ordering: .relaxed)
+          if state.firstError == nil { state.firstError = "line \(record.line): \(error)" }
+          if configuration.failFast { counters.stop.store(true, ordering: .relaxed) }
+        } else if ready.reused {
+          counters.reused.add(1, ordering: .relaxed)
+        } else {
+          counters.rendered.add(1, ordering: .relaxed)
+          counters.bytesWritten.add(record.bytes ?? 0, ordering: .relaxed)
+        }
+        configuration.onCommit?(record)
+        let records = counters.records.add(1, ordering: .relaxed).newValue
+        windowSlots.signal()
+        if let limit = configuration.killAfter, records >= limit {
+          killAt = records
+          break
+        }
+      }
+      let isDue =
+        state.unwritten.count >= Self.manifestFlushBytes
+        || DispatchTime.now().uptimeNanoseconds - state.unwrittenSince >= Self.manifestFlushNanoseconds
+      if isDue || killAt != nil { writeUnwritten(&state) }
+      if killAt != nil { kill(getpid(), SIGKILL) }
+    }
+  }
+
+  /// Writes the manifest lines still waiting: at the end of the run and before a second Ctrl-C quits.
+  func flushManifest() {
+    commitState.withLock { writeUnwritten(&$0) }
+  }
+
+  private func writeUnwritten(_ state: inout CommitState) {
+    guard !state.unwritten.isEmpty else { return }
+    defer { state.unwritten.removeAll(keepingCapacity: true) }
+    guard state.writeError == nil else { return }
+    do {
+      try manifestFD.withLock { fd in try BatchFiles.writeAll(fd, state.unwritten, path: manifestPath) }
+    } catch {
+      state.writeError = "\(error)"
+      counters.stop.store(true, ordering: .relaxed)
+    }
+  }
+}
