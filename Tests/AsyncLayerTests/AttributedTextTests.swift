@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Testing
 
 /// Typed spans: what each attribute does to the pixels and metrics, and hostile input refused.

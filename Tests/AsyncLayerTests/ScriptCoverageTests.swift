@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Testing
 
 /// Every script the README promises renders with the fonts `make deps` installs: no boxes, shaping
