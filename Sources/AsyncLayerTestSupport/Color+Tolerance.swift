@@ -1,4 +1,4 @@
-import AsyncLayer
+package import AsyncLayer
 
 extension Color {
   /// Channel-wise equality within `tolerance`.

@@ -1,4 +1,4 @@
-import AsyncLayer
+package import AsyncLayer
 
 /// A deterministic stream of text tiles that varies everything a real feed varies: family, weight,
 /// italic, size, scale, script (Latin, Greek, Cyrillic, CJK, Arabic, Hebrew, Devanagari, Thai,

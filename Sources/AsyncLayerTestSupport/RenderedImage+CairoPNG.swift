@@ -1,6 +1,6 @@
-import AsyncLayer
+package import AsyncLayer
 internal import CCairo
-import Foundation
+package import Foundation
 
 extension RenderedImage {
   /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow): the

@@ -1,4 +1,4 @@
-import AsyncLayer
+package import AsyncLayer
 
 /// Pixel-level questions the tests (and the CLI tests, which read PNGs back) ask. They look at colours and bounds, never at glyph
 /// shapes, which differ between font versions.

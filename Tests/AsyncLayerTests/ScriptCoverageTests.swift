@@ -1,6 +1,6 @@
-import AsyncLayer
+public import AsyncLayer
 import AsyncLayerTestSupport
-import Testing
+public import Testing
 
 /// Every script the README promises renders with the fonts `make deps` installs: no boxes, shaping
 /// applied, lines broken between words. Pixels are measured as ink extents, never glyph shapes.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fast PNG writer for ``RenderedImage``, built on libdeflate.
 ///

@@ -1,5 +1,5 @@
 internal import CCairo
-import Foundation
+public import Foundation
 
 extension RenderedImage {
   /// Decodes PNG bytes (any colour type libpng reads) into premultiplied ARGB32 pixels.
