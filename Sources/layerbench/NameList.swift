@@ -1,3 +1,5 @@
+import Foundation
+
 /// A comma-separated list of names chosen from an enumeration (`--modes sync,async`), refused with
 /// one clear line when it is empty, has an empty or unknown name, or names one twice.
 ///

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Median, minimum and maximum of one metric over repeated runs.
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 @_spi(Benchmarks) import AsyncLayer
 
 /// Tile and style options shared by the commands that render text (in the spirit of pango-view).

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Benchmarks) import AsyncLayer
+import AsyncLayerTestSupport
 import Foundation
 
 /// `layerbench throughput`: renders one tile many times per worker, without writing files.

@@ -1,4 +1,6 @@
 import AsyncLayer
+import AsyncLayerTestSupport
+import Foundation
 import Testing
 
 /// Typed spans: what each attribute does to the pixels and metrics, and hostile input refused.

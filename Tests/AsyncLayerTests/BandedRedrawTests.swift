@@ -1,3 +1,4 @@
+import AsyncLayerTestSupport
 import Foundation
 import Synchronization
 import Testing

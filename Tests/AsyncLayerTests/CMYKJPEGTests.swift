@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import CCairo
 import Foundation
 import Testing

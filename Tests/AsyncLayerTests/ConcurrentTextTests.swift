@@ -1,3 +1,4 @@
+import AsyncLayerTestSupport
 import Dispatch
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @_spi(Benchmarks) import AsyncLayer
+import AsyncLayerTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Dispatch
 import Foundation
 import Testing

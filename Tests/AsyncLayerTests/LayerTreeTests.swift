@@ -1,3 +1,4 @@
+import AsyncLayerTestSupport
 import Synchronization
 import Testing
 

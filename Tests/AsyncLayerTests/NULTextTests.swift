@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Testing
 
 /// Pango takes C strings; a NUL in the text must not end it there.

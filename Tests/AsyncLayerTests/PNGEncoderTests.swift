@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Foundation
 import Testing
 

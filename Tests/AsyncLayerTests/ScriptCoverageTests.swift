@@ -1,5 +1,6 @@
-import AsyncLayer
-import Testing
+public import AsyncLayer
+import AsyncLayerTestSupport
+public import Testing
 
 /// Every script the README promises renders with the fonts `make deps` installs: no boxes, shaping
 /// applied, lines broken between words. Pixels are measured as ink extents, never glyph shapes.

@@ -1,4 +1,5 @@
 import AsyncLayer
+import AsyncLayerTestSupport
 import Testing
 
 /// Where each alignment puts the ink of left-to-right, right-to-left and mixed paragraphs.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What identifies one decoded image: the URL and the target size it was decoded for.
 ///

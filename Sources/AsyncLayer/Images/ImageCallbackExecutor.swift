@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// Where an ``ImageLoader`` runs a callback: inline, on a dispatch queue, or on any executor you wrap
 /// (for example an event loop's `execute`).

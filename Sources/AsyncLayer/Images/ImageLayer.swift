@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A layer that shows the image at a URL: loaded through an ``ImageLoader`` while the layer is
 /// visible, drawn off the loop with a content mode and rounded corners.

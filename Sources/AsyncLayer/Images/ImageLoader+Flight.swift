@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 // One flight: timeout timer; disk cache → fetch → decode → store → deliver. Each step first checks
 // that the flight still has waiters, so an abandoned flight stops at the next step boundary.

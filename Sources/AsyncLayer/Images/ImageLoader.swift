@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Loads images by URL (`file://`, `http://`, `https://`), decoded off the caller's thread, through a

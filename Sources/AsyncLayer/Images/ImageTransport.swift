@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Fetches the encoded bytes of an image for an ``ImageLoader``: the loader's only way out to the
 /// network or the file system, so a test (or an app with its own HTTP stack) can supply another.

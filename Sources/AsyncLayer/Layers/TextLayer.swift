@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An ``AsyncLayer`` that draws text: plain or markup, in a ``TextStyle``, inside ``padding``.
 ///
 /// The draw lays the text out on the draw queue, checks for cancellation between layout and

@@ -1,4 +1,6 @@
+import DequeModule
 import Foundation
+import HeapModule
 
 // The turn itself: what the loop does between two sleeps.
 extension MainLoop {

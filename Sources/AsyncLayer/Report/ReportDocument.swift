@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The content of a report: a page size and margins, then headings, paragraphs, tables and images
 /// in reading order. Lay it out once with ``ReportLayout/init(_:)`` and draw the layout to PNG, PDF

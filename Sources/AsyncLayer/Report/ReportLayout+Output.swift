@@ -1,5 +1,5 @@
 internal import CCairo
-import Foundation
+public import Foundation
 
 extension ReportLayout {
   // MARK: PNG

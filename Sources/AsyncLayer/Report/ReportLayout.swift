@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A report paginated once, at scale 1: pages of positioned text line ranges, table cells, rules
 /// and images, ready to draw onto any surface.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A report described in JSON, as `layerbench report --spec` reads it.
 ///

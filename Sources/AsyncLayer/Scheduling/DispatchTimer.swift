@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Synchronization
 
 /// A repeating or one-shot timer on a dispatch queue, safe to start, stop, suspend, resume and

@@ -1,4 +1,4 @@
-import Dispatch
+package import Dispatch
 
 /// The ``TimerSource`` every ``DispatchTimer`` uses unless a test passes another: a
 /// `DispatchSourceTimer` on a queue, counting real (monotonic) time.

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Identified tasks that run on the loop one per turn, just before it waits — work that must
 /// happen on the loop but can wait until the current turn's real work is done.
 ///

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension QueuePool {
   /// A snapshot of every queue's counters.
   public var statistics: [QueueStatistics] {

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// Defers work into run-loop turns, a few tasks at a time, newest first, oldest first or by
 /// priority — and sheds what no longer matters.

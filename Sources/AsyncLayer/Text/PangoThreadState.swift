@@ -1,5 +1,6 @@
 internal import CCairo
 import Foundation
+import Synchronization
 
 /// One Pango font map per thread, and one Pango context per scale on that thread.
 ///

@@ -1,6 +1,9 @@
 /// A sample sentence in one script, to check that a machine's fonts cover the scripts users write
 /// (`layerbench fonts --scripts`, the sample tiles in `samples/`, the coverage tests).
 ///
+/// The library draws nothing with these itself: ``all`` is the project's declared script coverage,
+/// public so that an application can check its own machine's fonts the way the project checks its own.
+///
 /// ```swift
 /// for sample in ScriptSample.all {
 ///   let coverage = try FontCoverage(.plain(sample.text), style: sample.style)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The progress line of a batch run: redrawn in place on a terminal (bar, rate, ETA), one line
 /// every `interval` seconds otherwise (CI logs). The fraction done is the share of input bytes read.

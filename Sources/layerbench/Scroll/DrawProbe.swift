@@ -1,3 +1,5 @@
+import AsyncLayer
+
 /// Timestamps of one cell draw, written by the draw thread and read on the loop: when the draw was
 /// handed to the pool, when it started and when it finished. Tells a draw queued behind others
 /// from one that is slow.

@@ -1,3 +1,5 @@
+import AsyncLayer
+
 /// Counts named events and lets a test await "`count` of them have happened" without sleeping.
 final class EventCounter: Sendable {
   private struct State {

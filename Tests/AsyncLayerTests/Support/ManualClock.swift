@@ -1,3 +1,5 @@
+import AsyncLayer
+
 /// A `Clock` whose time moves only when a test calls `advance(by:)` (after swift-async-algorithms'
 /// test `ManualClock`, with `Duration` steps so it can stand in for `ContinuousClock`).
 ///

@@ -1,3 +1,4 @@
+import AsyncLayer
 import Synchronization
 
 /// Records the order tasks ran in.

@@ -1,5 +1,5 @@
 internal import CCairo
-import Foundation
+public import Foundation
 
 extension RenderedImage {
   /// Decodes PNG bytes (any colour type libpng reads) into premultiplied ARGB32 pixels.
@@ -73,28 +73,6 @@ extension RenderedImage {
       count = width * height
     }
     self.init(pixelWidth: width, pixelHeight: height, scale: scale, pixels: pixels)
-  }
-
-  /// Encodes the image as PNG with cairo's writer (libpng, zlib level 6 — thorough but slow): the
-  /// benchmarks' reference for ``pngData()``.
-  package func cairoPNGData() throws -> Data {
-    var output = Data()
-    guard pixelWidth <= ImageRenderer.maximumPixelsPerSide, pixelHeight <= ImageRenderer.maximumPixelsPerSide else {
-      throw RenderError.surfaceTooLarge(
-        pixelWidth: pixelWidth, pixelHeight: pixelHeight, limit: ImageRenderer.maximumPixelsPerSide)
-    }
-    let surface = try makeCairoSurface()
-    let status = withUnsafeMutablePointer(to: &output) { pointer in
-      cairo_surface_write_to_png_stream(
-        surface.raw,
-        { closure, bytes, length in
-          closure!.assumingMemoryBound(to: Data.self).pointee.append(bytes!, count: Int(length))
-          return CAIRO_STATUS_SUCCESS
-        }, pointer)
-    }
-    try checkCairo(status, "PNG encode")
-    guard !output.isEmpty else { throw RenderError.encodeFailed("cairo wrote no PNG bytes") }
-    return output
   }
 
   /// Encodes the image as PNG with ``PNGEncoder``'s defaults (libdeflate, level 1): many times

@@ -1,3 +1,5 @@
+package import AsyncLayer
+
 /// Pixel-level questions the tests (and the CLI tests, which read PNGs back) ask. They look at colours and bounds, never at glyph
 /// shapes, which differ between font versions.
 extension RenderedImage {
@@ -42,13 +44,5 @@ extension RenderedImage {
       abs(c.red - background.red) + abs(c.green - background.green) + abs(c.blue - background.blue)
       + abs(c.alpha - background.alpha)
     return d > 0.1
-  }
-}
-
-extension Color {
-  /// Channel-wise equality within `tolerance`.
-  package func isClose(to other: Color, tolerance: Double = 0.02) -> Bool {
-    abs(red - other.red) <= tolerance && abs(green - other.green) <= tolerance
-      && abs(blue - other.blue) <= tolerance && abs(alpha - other.alpha) <= tolerance
   }
 }

@@ -1,5 +1,4 @@
-internal import CCairo
-import Foundation
+public import Foundation
 
 /// A fast PNG writer for ``RenderedImage``, built on libdeflate.
 ///
@@ -158,7 +157,7 @@ private struct PNGChunkWriter {
     try body(&self)
     let length = offset - start - 8
     buffer.storeBytes(of: UInt32(length).bigEndian, toByteOffset: start, as: UInt32.self)
-    let crc = libdeflate_crc32(0, buffer.baseAddress! + start + 4, length + 4)
+    let crc = crc32(UnsafeRawBufferPointer(rebasing: buffer[start + 4..<offset]))
     append(bigEndian: crc)
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Decodes PNG and JPEG bytes into a ``RenderedImage``, optionally downscaled while decoding.
 ///

@@ -1,3 +1,5 @@
+package import AsyncLayer
+
 /// A deterministic stream of text tiles that varies everything a real feed varies: family, weight,
 /// italic, size, scale, script (Latin, Greek, Cyrillic, CJK, Arabic, Hebrew, Devanagari, Thai,
 /// colour emoji) and inline markup that switches fonts mid-line.
@@ -60,23 +62,4 @@ package enum MixedTextWorkload {
     return TextTile(
       content, style: style, width: width, scale: scale, padding: EdgeInsets(all: 4), background: .white)
   }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64): the same seed gives the
-/// same sequence on every platform, which `SystemRandomNumberGenerator` cannot.
-package struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  package init(seed: UInt64) { state = seed }
-
-  package mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A value in `0..<bound` (bound > 0).
-  package mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -1,5 +1,5 @@
 internal import CCairo
-import Foundation
+package import Foundation
 
 /// SHA-256 (FIPS 180-4): the names of disk-cache files (after the whole URL, without collisions)
 /// and the checksums of `layerbench batch`'s PNG files.

@@ -1,5 +1,5 @@
 internal import CCairo
-import Foundation
+public import Foundation
 
 // Owners of libturbojpeg handles. Each `tjhandle` has exactly one Swift owner that calls `tjDestroy`
 // once, in `deinit`. A handle is not thread-safe, so these owners are not Sendable: each decode

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An encoded image format the decoder recognises by its magic bytes (never by a file extension).
 ///
