@@ -1,4 +1,5 @@
 @_spi(Benchmarks) import AsyncLayer
+import AsyncLayerTestSupport
 import Foundation
 
 /// `layerbench throughput --sweep`: 1…`--max-workers` workers, render-only through both glyph paths

@@ -1,5 +1,7 @@
+import AsyncLayer
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The commit step: records reach the manifest in input order, in batched writes.
 extension BatchEngine {

@@ -1,3 +1,4 @@
+import AsyncLayer
 import DequeModule
 import Foundation
 

@@ -1,6 +1,7 @@
 import AsyncLayer
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Streams an input file through K worker threads into PNG files and a manifest.
 ///
