@@ -14,7 +14,15 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: run test test-tsan test-slurm build release deps samples lint format docs fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
+# SwiftPM reads pkg-config itself and drops any compiler flag it does not allow, with a warning per build:
+# pangocairo's chain (gio-2.0 -> gmodule-no-export-2.0) puts `-pthread` in its Cflags. `pkgconfig-shadow`
+# copies the system's .pc files whose Cflags carry it, without it, into $(PC_SHADOW), and every swift
+# command here searches that folder first. The result is what SwiftPM builds anyway (it drops the flag),
+# without the warning; a package that depends on this one still sees SwiftPM's warning, which is harmless.
+PC_SHADOW := $(CURDIR)/.build/pkgconfig-shadow
+SWIFT_FLAGS := --pkg-config-path $(PC_SHADOW)
+
+.PHONY: pkgconfig-shadow run test test-tsan test-slurm build release deps samples lint format docs fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
 
 # Installs the Debian packages $(1) that are missing (sudo only when not root).
 define apt_install
@@ -29,24 +37,34 @@ endef
 
 deps:
 	$(call apt_install,$(APT_PACKAGES))
+	@$(MAKE) --no-print-directory pkgconfig-shadow
+
+pkgconfig-shadow:
+	@mkdir -p $(PC_SHADOW); \
+	for dir in $$(pkg-config --variable pc_path pkg-config | tr ':' ' '); do \
+	  for pc in $$dir/*.pc; do \
+	    [ -f "$$pc" ] && [ ! -e "$(PC_SHADOW)/$${pc##*/}" ] && grep -q '^Cflags:.*-pthread' "$$pc" && \
+	      sed '/^Cflags:/s/ *-pthread//g' "$$pc" > "$(PC_SHADOW)/$${pc##*/}"; \
+	  done; \
+	done; true
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(SWIFT_FLAGS) -c release
 
 run: release
 	@mkdir -p $(OUT)
-	$(SWIFT) run -c release layerbench samples --out-dir $(OUT)
-	$(SWIFT) run -c release layerbench samples --scripts --out-dir $(OUT)/scripts
+	$(SWIFT) run $(SWIFT_FLAGS) -c release layerbench samples --out-dir $(OUT)
+	$(SWIFT) run $(SWIFT_FLAGS) -c release layerbench samples --scripts --out-dir $(OUT)/scripts
 
 test: deps
-	$(SWIFT) test
+	$(SWIFT) test $(SWIFT_FLAGS)
 
 # The same suite under Thread Sanitizer (CI runs it after `make test`).
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan
 
 # `layerbench batch` as a 4-task Slurm job array on a single-node Slurm started for the test (Debian's
 # slurm-wlm and munge, installed when missing); the merged result must equal a single-process run. CI runs it.
@@ -67,7 +85,7 @@ format:
 # `make docs DOCS_FLAGS=--experimental-documentation-coverage` also prints how much of the API is documented.
 DOCS_FLAGS ?=
 docs: deps
-	$(SWIFT) package generate-documentation --target AsyncLayer --warnings-as-errors $(DOCS_FLAGS)
+	$(SWIFT) package $(SWIFT_FLAGS) generate-documentation --target AsyncLayer --warnings-as-errors $(DOCS_FLAGS)
 
 # libFuzzer targets (Fuzz/, a package of its own): the library and the targets are built with
 # `-sanitize=fuzzer,address`. `make fuzz` fuzzes each target for FUZZ_SECONDS (new inputs go to
@@ -86,7 +104,7 @@ fuzz_max_len = $(if $(filter fuzz-text,$(1)),4096,16384)
 fuzz_dict = $(if $(filter fuzz-text,$(1)),-dict=Fuzz/dict/markup.dict,$(if $(filter fuzz-report,$(1)),-dict=Fuzz/dict/report.dict))
 
 fuzz-build: deps
-	nice -n 19 $(SWIFT) build -c debug --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
+	nice -n 19 $(SWIFT) build $(SWIFT_FLAGS) -c debug --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
