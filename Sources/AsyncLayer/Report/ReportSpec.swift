@@ -27,7 +27,7 @@ public import Foundation
 /// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
 /// `baselineShift`, `link`), `table` (`columns`, `widths`, `rows`, and per column `align` — the
 /// alignment words or `decimal` — and `formats`: `"text"`, `"number"`, `"currency"`, `"percent"`,
-/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG path, relative to the
+/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG or JPEG path, relative to the
 /// spec file, with an optional `scale` in pixels per point), `{"pageBreak": true}` and
 /// `{"contents": true}` (a table of contents). A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
@@ -120,8 +120,10 @@ public struct ReportSpec: Sendable, Hashable {
 
   /// Reads and decodes a spec file; image paths are relative to its directory.
   ///
-  /// - Parameter maximumBytes: the largest file accepted (``defaultMaximumFileBytes``); a larger
-  ///   one is refused before it is parsed.
+  /// - Parameters:
+  ///   - path: the spec file.
+  ///   - maximumBytes: the largest file accepted (``defaultMaximumFileBytes``); a larger one is
+  ///     refused before it is parsed.
   /// - Throws: ``ReportSpecError`` at `spec` for a file that cannot be read or is too large.
   public init(contentsOfFile path: String, maximumBytes: Int = defaultMaximumFileBytes) throws {
     let data: Data
