@@ -21,6 +21,9 @@
 #include <libdeflate.h>
 #include <turbojpeg.h>
 
+// libpng (under cairo) for PNGs decoded straight to a smaller size (Codecs/ImageDecoder.swift).
+#include "png_reduce.h"
+
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"
 

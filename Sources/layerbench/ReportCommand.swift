@@ -55,14 +55,19 @@ struct ReportCommand: ParsableCommand {
     do {
       let data: Data
       do {
-        data = try FileAccess.read(spec)
+        // Bounded while reading: a spec over the limit (or /dev/zero) is refused before parsing.
+        data = try ReportSpec.readFile(spec)
       } catch {
-        throw Self.failure("\(error)")
+        throw Self.failure("cannot read \(spec): \(error.reason)")
       }
       // Image paths in the spec are relative to its directory.
       let base = URL(fileURLWithPath: spec).deletingLastPathComponent().path
+      // Images are decoded at the size they are drawn: at the page scale for PNG pages, at
+      // 300 ppi for PDF and SVG.
       let document = try ReportSpec(jsonData: data, baseDirectory: base)
-        .makeDocument(pageSize: page?.size)
+        .makeDocument(
+          pageSize: page?.size,
+          imagePixelsPerPoint: outputExtension == "png" ? scale : ReportSpec.printPixelsPerPoint)
       layout = try ReportLayout(document)
     } catch let error as ReportSpecError {
       throw Self.failure("\(spec): \(error)")

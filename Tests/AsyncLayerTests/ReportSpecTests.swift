@@ -42,7 +42,10 @@ import Testing
       #"{"content": [{"table": {"columns": ["A"], "rows": [["1"], ["2", "3"]]}}]}"#,
       "spec.content[0].table.rows[1]: 2 cells, but the table has 1 columns"
     ),
-    (#"{"content": [{"image": "x.png", "scale": 0}]}"#, "spec.content[0].scale: expected a positive number"),
+    (
+      #"{"content": [{"image": "x.png", "scale": 0}]}"#,
+      "spec.content[0].scale: expected pixels per point from 0.001 to 1000"
+    ),
     (#"{"content": [{"heading": "x", "level": 9}]}"#, "spec.content[0].level: expected a level from 1 to 6"),
     (#"{"content": [{"pageBreak": false}]}"#, "spec.content[0].pageBreak: expected true"),
     (#"{"content": [{"paragraph": null}]}"#, "spec.content[0].paragraph: expected a string, found null"),

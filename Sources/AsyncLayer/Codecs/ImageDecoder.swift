@@ -1,3 +1,4 @@
+internal import CCairo
 public import Foundation
 
 /// Decodes PNG and JPEG bytes into a ``RenderedImage``, optionally downscaled while decoding.
@@ -8,7 +9,9 @@ public import Foundation
 /// The format is sniffed from the magic bytes. With a target size the result is the largest size
 /// with the image's aspect ratio that fits inside the target (never upscaled): JPEG decodes straight
 /// to the nearest DCT scaling factor at or above that size (1/2, 1/4, 1/8, ...) and cairo scales the
-/// remainder; PNG decodes fully and cairo scales it down. This is CPU work: call it off the loop.
+/// remainder; PNG decodes row by row straight to the target size, averaging the pixels that fall in
+/// each target pixel, so the full-size image is never held (an interlaced PNG, whose rows come in
+/// seven passes, decodes fully and cairo scales it down). This is CPU work: call it off the loop.
 ///
 /// ```swift
 /// let thumbnail = try ImageDecoder.decode(data, targetPixelSize: PixelSize(width: 64, height: 64))
@@ -43,7 +46,7 @@ public enum ImageDecoder {
     let decoded: RenderedImage
     switch format {
     case .png:
-      decoded = try decodePNG(data, maximumPixelCount: maximumPixelCount)
+      decoded = try decodePNG(data, targetPixelSize: targetPixelSize, maximumPixelCount: maximumPixelCount)
     case .jpeg:
       decoded = try decodeJPEG(data, targetPixelSize: targetPixelSize, maximumPixelCount: maximumPixelCount)
     }
@@ -81,13 +84,54 @@ public enum ImageDecoder {
     return size
   }
 
-  private static func decodePNG(_ data: Data, maximumPixelCount: Int) throws(ImageDecodingError) -> RenderedImage {
+  /// The pixel size a PNG or JPEG header announces, without decoding.
+  package static func pixelSize(of data: Data) throws(ImageDecodingError) -> PixelSize {
+    guard !data.isEmpty else { throw .empty }
+    switch ImageFormat(sniffing: data) {
+    case .png: return try pngDimensions(data)
+    case .jpeg: return try TurboJPEGDecompressor().header(of: data).size
+    case nil: throw .unsupportedFormat(signature: data.prefix(4).map { hex($0) }.joined(separator: " "))
+    }
+  }
+
+  private static func decodePNG(
+    _ data: Data, targetPixelSize: PixelSize?, maximumPixelCount: Int
+  ) throws(ImageDecodingError) -> RenderedImage {
     // Checking the header first keeps a hostile one from making cairo allocate gigabytes.
-    try checkLimits(pngDimensions(data), maximumPixelCount: maximumPixelCount)
+    let source = try pngDimensions(data)
+    try checkLimits(source, maximumPixelCount: maximumPixelCount)
+    if let target = targetPixelSize?.aspectFit(source), target != source,
+      let reduced = try decodePNGReduced(data, to: target)
+    {
+      return reduced
+    }
     do {
       return try RenderedImage(pngData: data, maximumPixelCount: maximumPixelCount)
     } catch {
       throw .corrupt(format: .png, reason: "\(error)")
+    }
+  }
+
+  /// The PNG decoded straight to `size` (smaller than the image), or nil for an interlaced PNG.
+  private static func decodePNGReduced(_ data: Data, to size: PixelSize) throws(ImageDecodingError) -> RenderedImage? {
+    let count = size.width * size.height
+    var message = [CChar](repeating: 0, count: 256)
+    var status: Int32 = 0
+    let pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+      buffer.baseAddress!.initialize(repeating: 0, count: count)
+      initialized = count
+      status = data.withUnsafeBytes { bytes in
+        asynclayer_png_decode_reduced(
+          bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, UInt32(size.width),
+          UInt32(size.height), buffer.baseAddress!, &message, message.count)
+      }
+    }
+    switch status {
+    case 0: return RenderedImage(pixelWidth: size.width, pixelHeight: size.height, pixels: pixels)
+    case 2: return nil
+    default:
+      let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+      throw .corrupt(format: .png, reason: text)
     }
   }
 

@@ -18,6 +18,10 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
   case emptyTable(block: Int)
   /// A page index (from 0) beyond the layout's pages.
   case pageOutOfRange(index: Int, count: Int)
+  /// A table column is narrower than its cell padding plus 1 point of text: too many columns (or
+  /// too small a relative width) for the content width. `fits` is how many columns of equal width
+  /// the content width holds.
+  case columnTooNarrow(block: Int, column: Int, columns: Int, width: Double, minimum: Double, contentWidth: Double)
 
   /// A message a person can act on.
   public var description: String {
@@ -31,6 +35,12 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
       return "block \(block): table row \(row) has \(cells) cells but the table has \(columns) columns"
     case .emptyTable(let block):
       return "block \(block): a table needs at least one column"
+    case .columnTooNarrow(let block, let column, let columns, let width, let minimum, let contentWidth):
+      func points(_ value: Double) -> String { "\((value * 100).rounded() / 100) pt" }
+      let fits = max(0, Int((contentWidth / minimum).rounded(.down)))
+      return "block \(block): column \(column + 1) of the table's \(columns) is \(points(width)) wide, but a column "
+        + "needs at least \(points(minimum)) (its cell padding on both sides and 1 pt of text); the \(points(contentWidth)) "
+        + "between the margins fits at most \(fits) columns of equal width: use fewer columns or a wider page"
     case .pageOutOfRange(let index, let count):
       return "page index \(index) is outside the report's \(count) pages (0..<\(count))"
     }

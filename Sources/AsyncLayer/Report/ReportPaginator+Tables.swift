@@ -29,7 +29,12 @@ extension ReportPaginator {
     let padding = style.cellPadding
     func textWidth(_ column: Int) throws -> Double {
       let inner = widths[column] - 2 * padding
-      guard inner >= 1 else { throw ReportError.pageTooSmall(pageSize: document.pageSize, margins: document.margins) }
+      guard inner >= 1 else {
+        // The columns, not the margins: name the count, the minimum width and what fits.
+        throw ReportError.columnTooNarrow(
+          block: blockIndex, column: column, columns: columns, width: widths[column], minimum: 2 * padding + 1,
+          contentWidth: contentRect.width)
+      }
       return inner
     }
     func cellStyle(_ base: TextStyle, _ column: Int) -> TextStyle {

@@ -42,7 +42,7 @@ extension ReportSpec: Decodable {
     fontSize = try container.decodeIfPresent(Double.self, forKey: .fontSize)
     if let fontSize, !(fontSize > 0 && fontSize <= 1000) {
       throw DecodingError.invalid(
-        "expected a font size in points, above 0 (got \(fontSize))",
+        "expected a font size above 0 and at most 1000 points (got \(fontSize))",
         at: container.codingPath + [CodingKeys.fontSize])
     }
     showsPageNumbers = try container.decodeIfPresent(Bool.self, forKey: .pageNumbers) ?? true
@@ -119,9 +119,9 @@ extension ReportSpec.Item: Decodable {
       self = .tableOfContents
     case .image:
       let scale = try container.decodeIfPresent(Double.self, forKey: .scale) ?? 1
-      guard scale > 0, scale.isFinite else {
+      guard scale >= 0.001, scale <= 1000 else {
         throw DecodingError.invalid(
-          "expected a positive number of pixels per point (got \(scale))",
+          "expected pixels per point from 0.001 to 1000 (got \(scale))",
           at: container.codingPath + [CodingKeys.scale])
       }
       self = .image(path: try container.decode(String.self, forKey: .image), scale: scale)

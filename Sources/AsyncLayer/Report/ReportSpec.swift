@@ -27,7 +27,7 @@ public import Foundation
 /// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
 /// `baselineShift`, `link`), `table` (`columns`, `widths`, `rows`, and per column `align` — the
 /// alignment words or `decimal` — and `formats`: `"text"`, `"number"`, `"currency"`, `"percent"`,
-/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG path, relative to the
+/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG or JPEG path, relative to the
 /// spec file, with an optional `scale` in pixels per point), `{"pageBreak": true}` and
 /// `{"contents": true}` (a table of contents). A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
@@ -95,8 +95,21 @@ public struct ReportSpec: Sendable, Hashable {
   /// Where relative image paths start: the spec file's directory, or the current directory.
   public var baseDirectory: String
 
-  /// Decodes a spec from JSON; throws ``ReportSpecError`` naming the JSON path at fault.
+  /// The largest spec file ``init(contentsOfFile:maximumBytes:)`` reads: 16 MiB, about 150 000
+  /// table rows. A larger file is refused from its size before it is read, and a device or pipe
+  /// (`/dev/zero`) once this much has been read.
+  public static let defaultMaximumFileBytes = 16 << 20
+
+  /// Decodes a spec from JSON; throws ``ReportSpecError`` naming the JSON path at fault, also for a
+  /// key given twice in one object (`JSONDecoder` would keep one of the two values silently).
   public init(jsonData: Data, baseDirectory: String = FileManager.default.currentDirectoryPath) throws {
+    // Grammar errors are left to the decoder, which reports them through the same check; a
+    // repeated key is only found here.
+    if let failure = JSONSyntaxCheck.firstFailure(in: jsonData), let container = failure.duplicateKeyPath {
+      throw ReportSpecError(
+        path: container.isEmpty || container.hasPrefix("[") ? "spec\(container)" : "spec.\(container)",
+        message: "line \(failure.line), column \(failure.column): \(failure.problem)")
+    }
     do {
       self = try JSONDecoder().decode(ReportSpec.self, from: jsonData)
     } catch let error as DecodingError {
@@ -106,23 +119,71 @@ public struct ReportSpec: Sendable, Hashable {
   }
 
   /// Reads and decodes a spec file; image paths are relative to its directory.
-  public init(contentsOfFile path: String) throws {
+  ///
+  /// - Parameters:
+  ///   - path: the spec file.
+  ///   - maximumBytes: the largest file accepted (``defaultMaximumFileBytes``); a larger one is
+  ///     refused before it is parsed.
+  /// - Throws: ``ReportSpecError`` at `spec` for a file that cannot be read or is too large.
+  public init(contentsOfFile path: String, maximumBytes: Int = defaultMaximumFileBytes) throws {
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      data = try Self.readFile(path, maximumBytes: maximumBytes)
     } catch {
-      throw ReportSpecError(
-        path: "spec", message: FileErrorDescription(path: path, operation: "cannot read", error: error).description)
+      throw ReportSpecError(path: "spec", message: error.description)
     }
     try self.init(jsonData: data, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
   }
 
+  /// The bytes of the spec file at `path`, read with the size limit (`layerbench report` reads its
+  /// `--spec` with it).
+  package static func readFile(_ path: String, maximumBytes: Int = defaultMaximumFileBytes)
+    throws(BoundedFileReader.Failure) -> Data
+  {
+    try BoundedFileReader.read(path, limit: maximumBytes, purpose: "a report spec")
+  }
+
+  /// Pixels per point of 300 ppi, the resolution images are held at for PDF and SVG output: print
+  /// quality, and a full A4 content area at it is 2 012 × 3 041 pixels (24 MB).
+  public static let printPixelsPerPoint = 300.0 / 72
+
+  /// The most memory a report's decoded images may take together, at the size they are drawn
+  /// (4 bytes a pixel): 256 MiB, ten full-page images of A4 at 300 ppi.
+  public static let defaultImageMemoryBytes = 256 << 20
+
+  /// The largest image file read: 256 MiB, refused from its size before reading.
+  public static let maximumImageFileBytes = 256 << 20
+
   /// The document the spec describes, with its images read from disk.
   ///
-  /// - Parameter override: overrides the spec's page size when given.
-  /// - Throws: ``ReportSpecError`` naming the item of a missing or undecodable image file (with
-  ///   the file's path) or of invalid markup.
-  public func makeDocument(pageSize override: Size? = nil) throws -> ReportDocument {
+  /// Each image is decoded at the size it is drawn — its box on the page in points times
+  /// `imagePixelsPerPoint` — never larger than the file's own pixels: PNG row by row and JPEG with
+  /// its DCT scaling, so a large image never exists in memory at full size. For PNG pages pass the
+  /// output scale; for PDF and SVG the default, ``printPixelsPerPoint`` (300 ppi), keeps them sharp
+  /// in print.
+  ///
+  /// ```swift
+  /// let spec = try ReportSpec(contentsOfFile: "report.json")
+  /// let pdf = try ReportLayout(try spec.makeDocument()).pdfData()  // images at 300 ppi
+  /// let pages = try await ReportLayout(try spec.makeDocument(imagePixelsPerPoint: 2)).renderPages(scale: 2)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - override: overrides the spec's page size when given.
+  ///   - imagePixelsPerPoint: the pixels per point images are decoded at (0.01 to 100).
+  ///   - imageMemoryBytes: the most memory all images may take decoded (``defaultImageMemoryBytes``);
+  ///     checked from each file's header before it is decoded.
+  /// - Throws: ``ReportSpecError`` naming the item of a missing, unreadable or undecodable image file
+  ///   (with the file's path), of images over the memory limit, or of invalid markup.
+  public func makeDocument(
+    pageSize override: Size? = nil, imagePixelsPerPoint: Double = printPixelsPerPoint,
+    imageMemoryBytes: Int = defaultImageMemoryBytes
+  ) throws -> ReportDocument {
+    guard imagePixelsPerPoint >= 0.01, imagePixelsPerPoint <= 100 else {
+      throw ReportSpecError(
+        path: "spec", message: "image resolution must be from 0.01 to 100 pixels per point (got \(imagePixelsPerPoint))"
+      )
+    }
     for (index, font) in fonts.enumerated() {
       let resolved = font.hasPrefix("/") ? font : URL(fileURLWithPath: baseDirectory).appendingPathComponent(font).path
       do {
@@ -143,6 +204,11 @@ public struct ReportSpec: Sendable, Hashable {
     if let footer { document.footer = footer }
     if let date { document.date = date }
     document.metadata = metadata
+    var images = ImageBudget(
+      pixelsPerPoint: imagePixelsPerPoint, limit: imageMemoryBytes,
+      contentSize: Size(
+        width: document.pageSize.width - document.margins.left - document.margins.right,
+        height: document.pageSize.height - document.margins.top - document.margins.bottom))
     for (index, item) in content.enumerated() {
       let path = "spec.content[\(index)]"
       switch item {
@@ -161,7 +227,7 @@ public struct ReportSpec: Sendable, Hashable {
       case .table(let table):
         document.addTable(table)
       case .image(let file, let scale):
-        document.addImage(try Self.loadImage(file, scale: scale, relativeTo: baseDirectory, specPath: path + ".image"))
+        document.addImage(try images.load(file, scale: scale, relativeTo: baseDirectory, specPath: path + ".image"))
       case .pageBreak:
         document.blocks.append(.pageBreak)
       }
@@ -178,20 +244,6 @@ public struct ReportSpec: Sendable, Hashable {
       _ = try TextLayout(content, style: document.style.body, width: width >= 1 ? width : nil)
     } catch let error as RenderError {
       throw ReportSpecError(path: path, message: error.description)
-    }
-  }
-
-  private static func loadImage(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws
-    -> RenderedImage
-  {
-    let resolved = file.hasPrefix("/") ? file : URL(fileURLWithPath: base).appendingPathComponent(file).path
-    guard FileManager.default.fileExists(atPath: resolved) else {
-      throw ReportSpecError(path: specPath, message: "image file not found: \(resolved)")
-    }
-    do {
-      return try RenderedImage(contentsOfPNGFile: resolved, scale: scale)
-    } catch let error as RenderError {
-      throw ReportSpecError(path: specPath, message: "\(resolved): \(error)")
     }
   }
 }

@@ -8,8 +8,8 @@ struct SpecMargins: Decodable {
 
   init(from decoder: any Decoder) throws {
     if let all = try? decoder.singleValueContainer().decode(Double.self) {
-      guard all >= 0, all.isFinite else {
-        throw DecodingError.invalid("expected a margin of 0 points or more (got \(all))", at: decoder.codingPath)
+      guard all >= 0, all <= 14_400 else {
+        throw DecodingError.invalid("expected a margin from 0 to 14400 points (got \(all))", at: decoder.codingPath)
       }
       insets = EdgeInsets(all: all)
       return
@@ -19,9 +19,9 @@ struct SpecMargins: Decodable {
     var sides: [Double] = []
     for key in CodingKeys.allCases {
       let value = try container.decodeIfPresent(Double.self, forKey: key) ?? 0
-      guard value >= 0, value.isFinite else {
+      guard value >= 0, value <= 14_400 else {
         throw DecodingError.invalid(
-          "expected a margin of 0 points or more (got \(value))",
+          "expected a margin from 0 to 14400 points (got \(value))",
           at: container.codingPath + [key])
       }
       sides.append(value)

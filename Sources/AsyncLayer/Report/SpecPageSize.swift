@@ -22,7 +22,7 @@ struct SpecPageSize: Decodable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let width = try container.decode(Double.self, forKey: .width)
     let height = try container.decode(Double.self, forKey: .height)
-    for (key, value) in [(CodingKeys.width, width), (.height, height)] where !(value > 0 && value <= 14_400) {
+    for (key, value) in [(CodingKeys.width, width), (.height, height)] where !(value >= 1 && value <= 14_400) {
       throw DecodingError.invalid(
         "expected a size in points from 1 to 14400 (got \(value))",
         at: container.codingPath + [key])

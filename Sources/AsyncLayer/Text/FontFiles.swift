@@ -51,8 +51,11 @@ public enum FontFiles {
   /// subfolders, and returns the family names they add, sorted. Registering a file again is
   /// harmless.
   ///
-  /// - Throws: ``FontFileError`` for a missing or unreadable path, a file that is not a font, or a
-  ///   folder without fonts.
+  /// A folder is walked at most ``maximumFolderDepth`` levels deep and through at most
+  /// ``maximumFolderEntries`` files and subfolders; links to subfolders are not followed.
+  ///
+  /// - Throws: ``FontFileError`` for a missing or unreadable path, a device or pipe, a file that is
+  ///   not a font, a folder without fonts, or a folder past the walk's limits.
   @discardableResult
   public static func register(_ path: String) throws(FontFileError) -> [String] {
     let files = try fontFiles(at: path)
@@ -98,21 +101,88 @@ public enum FontFiles {
 
   private static func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
-  /// The file at `path`, or the font files under the folder at `path` (sorted, for a stable order).
+  /// How deep ``register(_:)`` walks into a folder's subfolders: 8 levels below it
+  /// (`/usr/share/fonts/truetype/noto` is 2 below `/usr/share/fonts`). A deeper subfolder is
+  /// refused with ``FontFileError/folderTooDeep(path:limit:deepest:)``.
+  public static let maximumFolderDepth = 8
+
+  /// How many files and subfolders ``register(_:)`` looks at in one folder and its subfolders:
+  /// 20 000, well above a system's font folders (a few thousand), and reached in about a tenth of
+  /// a second; more is refused with ``FontFileError/folderTooLarge(path:limit:)`` (naming `/` would
+  /// otherwise walk the whole file system).
+  public static let maximumFolderEntries = 20_000
+
+  /// The file at `path`, or the font files under the folder at `path` (sorted, for a stable order),
+  /// walked to ``maximumFolderDepth`` and ``maximumFolderEntries``.
   private static func fontFiles(at path: String) throws(FontFileError) -> [String] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .notFound(path: path) }
-    guard FileManager.default.isReadableFile(atPath: path) else { throw .unreadable(path: path) }
-    let root = absolute(path)
-    guard isDirectory.boolValue else { return [root] }
-    guard let enumerator = FileManager.default.enumerator(atPath: root) else { throw .unreadable(path: path) }
-    var files: [String] = []
-    for case let relative as String in enumerator
-    where fontExtensions.contains((relative as NSString).pathExtension.lowercased()) {
-      files.append((root as NSString).appendingPathComponent(relative))
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      let code = errno
+      if code == ENOENT || code == ENOTDIR { throw .notFound(path: path) }
+      throw .unreadable(path: path, reason: FileErrorDescription.reason(errno: code))
     }
+    let type = info.st_mode & S_IFMT
+    let root = absolute(path)
+    guard type == S_IFDIR else {
+      // FreeType would read a device such as /dev/zero without end.
+      guard type == S_IFREG else { throw .notARegularFile(path: path, kind: BoundedFileReader.kind(of: type)) }
+      guard access(path, R_OK) == 0 else {
+        throw .unreadable(path: path, reason: FileErrorDescription.reason(errno: errno))
+      }
+      return [root]
+    }
+    let files = try walk(root, named: path, maximumDepth: maximumFolderDepth, maximumEntries: maximumFolderEntries)
     guard !files.isEmpty else { throw .noFontsInFolder(path: path) }
     return files.sorted()
+  }
+
+  /// The font files (by extension, regular files or links to them) in `root` and its subfolders.
+  /// Links to folders are not followed (they can loop). `path` is the folder as the caller named it.
+  static func walk(
+    _ root: String, named path: String, maximumDepth: Int, maximumEntries: Int
+  ) throws(FontFileError) -> [String] {
+    var files: [String] = []
+    var entries = 0
+    var pending: [(folder: String, depth: Int)] = [(root, 0)]
+    while let (folder, depth) = pending.popLast() {
+      guard let directory = opendir(folder) else {
+        let code = errno
+        // The folder itself must be readable; an unreadable subfolder is passed over, as
+        // fontconfig does.
+        if folder == root { throw .unreadable(path: path, reason: FileErrorDescription.reason(errno: code)) }
+        continue
+      }
+      defer { closedir(directory) }
+      while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name == "." || name == ".." { continue }
+        entries += 1
+        guard entries <= maximumEntries else { throw .folderTooLarge(path: path, limit: maximumEntries) }
+        let full = folder == "/" ? "/" + name : folder + "/" + name
+        var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
+        if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+          // Some file systems do not fill in d_type.
+          var info = stat()
+          guard lstat(full, &info) == 0 else { continue }
+          isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+        }
+        if isFolder {
+          guard depth < maximumDepth else {
+            throw .folderTooDeep(path: path, limit: maximumDepth, deepest: full)
+          }
+          pending.append((full, depth + 1))
+          continue
+        }
+        guard fontExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+        // A link counts when it leads to a regular file; devices and pipes are never fonts.
+        var info = stat()
+        guard stat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        files.append(full)
+      }
+    }
+    return files
   }
 
   /// The family names of every face in `file` (all faces of a collection), empty when FreeType
