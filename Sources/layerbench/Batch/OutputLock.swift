@@ -3,7 +3,8 @@ import Foundation
 
 /// One writer per output folder: an advisory `flock` on `.layerbench.lock` in the folder, taken
 /// before anything is written and held until the process ends (the kernel releases it when the
-/// holder dies, however it dies, so a lock is never stale).
+/// holder dies, however it dies, so a lock is never stale). The last holder removes the lock file
+/// as it ends; a killed one leaves it, unlocked, for the next run to take.
 ///
 /// A whole run (`batch`, `render --file`, `batch merge`) takes the folder's lock exclusively. A shard
 /// takes it shared, so that the shards of one run write side by side, and takes its own part's lock
@@ -11,11 +12,19 @@ import Foundation
 /// whole run never writes into a folder shards are writing. A refused run is told who holds the lock:
 /// the process ids from `/proc/locks` and their command lines.
 final class OutputLock {
-  private var descriptors: [Int32] = []
+  private var held: [(descriptor: Int32, path: String)] = []
 
   private init() {}
 
-  deinit { for descriptor in descriptors { close(descriptor) } }
+  /// Removes each lock file it can lock exclusively (no other holder is left), then lets go. A file
+  /// is only removed under an exclusive lock, and `take` checks that the file it locked is still the
+  /// one at the path: a process that locked a file just removed tries again on the new one.
+  deinit {
+    for (descriptor, path) in held.reversed() {
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+      close(descriptor)
+    }
+  }
 
   /// The lock file's name: a dot file, which `OutputDirectory`'s clean-up never matches.
   static let folderLockName = ".layerbench.lock"
@@ -44,18 +53,31 @@ final class OutputLock {
   }
 
   private func take(_ path: String, exclusive: Bool, refusal: (String) -> String) throws {
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw BatchError(FileErrorDescription(path: path, operation: "cannot create the lock file", errno: errno))
+    var descriptor: Int32 = -1
+    while descriptor < 0 {
+      descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+      guard descriptor >= 0 else {
+        throw BatchError(FileErrorDescription(path: path, operation: "cannot create the lock file", errno: errno))
+      }
+      while flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+        let code = errno
+        if code == EINTR { continue }
+        close(descriptor)
+        if code == EWOULDBLOCK { throw BatchError(refusal(Self.holders(of: path))) }
+        throw BatchError(FileErrorDescription(path: path, operation: "cannot lock", errno: code))
+      }
+      // The last holder removes the file as it ends: if it did so between this open and this
+      // lock, the lock is on a file no one else will open; take the one at the path now.
+      var locked = stat()
+      var current = stat()
+      if fstat(descriptor, &locked) != 0 || stat(path, &current) != 0 || locked.st_ino != current.st_ino
+        || locked.st_dev != current.st_dev
+      {
+        close(descriptor)
+        descriptor = -1
+      }
     }
-    while flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
-      let code = errno
-      if code == EINTR { continue }
-      close(descriptor)
-      if code == EWOULDBLOCK { throw BatchError(refusal(Self.holders(of: path))) }
-      throw BatchError(FileErrorDescription(path: path, operation: "cannot lock", errno: code))
-    }
-    descriptors.append(descriptor)
+    held.append((descriptor, path))
     if exclusive {
       // Who holds it, for a reader of the folder (and for `holders` where /proc/locks shows no pid).
       let text = "pid \(getpid()): \(Self.commandLine(of: getpid()) ?? "?")\n"
