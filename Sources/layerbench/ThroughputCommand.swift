@@ -60,6 +60,14 @@ struct ThroughputCommand: ParsableCommand {
   @Option(help: "The C reference binary.")
   var cReference = "bench/out/pango_reference"
 
+  @Option(
+    parsing: .unconditional,
+    help: "Seconds one run of the C reference may take before it is killed, 0.1–86400.")
+  var cReferenceTimeout: Double = 600
+
+  @Flag(help: "Run a sweep estimated at more than an hour (the run count and estimate are printed first).")
+  var yes = false
+
   @OptionGroup var measurement: MeasurementOptions<ThroughputCommand>
 
   @OptionGroup var options: TextOptions
@@ -112,6 +120,7 @@ struct ThroughputCommand: ParsableCommand {
     try Bounds.check(workers, "--workers", 1...Self.maximumWorkers)
     try Bounds.check(maxWorkers, "--max-workers", 1...Self.maximumWorkers)
     try Bounds.check(mixedTiles, "--mixed-tiles", 1...Self.maximumMixedTiles)
+    try Bounds.check(cReferenceTimeout, "--c-reference-timeout", 0.1...86_400, "seconds")
     if text.allSatisfy(\.isWhitespace) {
       throw ValidationErrorMessage("--text is empty or only spaces: there is nothing to render")
     }

@@ -31,9 +31,34 @@ struct ThroughputSweep {
     var cScaling: Double?
   }
 
+  /// Prints the sweep's run count and estimated time (from three timed tiles: render and PNG);
+  /// refuses one past an hour without `--yes`.
+  private func announce(steps: Int) throws {
+    let start = ContinuousClock.now
+    for index in 0..<3 {
+      let image = try source.tile(0, index).render().image
+      _ = try PNGEncoder().encode(image)
+    }
+    let elapsed = ContinuousClock.now - start
+    let perTile =
+      (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / 3
+    let cores = Double(max(ProcessInfo.processInfo.activeProcessorCount, 1))
+    // Tiles one after the other on one core: each worker count's three runs, the two PNG runs, and
+    // the C reference (about one more run per worker count).
+    var tileTimes = 0.0
+    for count in 1...maxWorkers {
+      tileTimes += 4 * Double(tiles * count) / min(Double(count), cores)
+    }
+    let seconds = (Double(repetitions) * (tileTimes * 3 / 4 + 2 * Double(tiles)) + tileTimes / 4) * perTile
+    try SweepEstimate.announce(
+      "throughput sweep", runs: steps, seconds: seconds,
+      basis: String(format: "%.2f ms per tile here, %d core(s)", perTile * 1000, Int(cores)), confirmed: command.yes)
+  }
+
   func run() throws {
     let cairoGlyphs = source.with(glyphs: .cairo)
     let steps = repetitions * (maxWorkers * 3 + 2) + maxWorkers
+    try announce(steps: steps)
     var step = 0
     func progress() {
       step += 1
@@ -172,21 +197,30 @@ struct ThroughputSweep {
   }
 
   /// Median tiles per second of the C reference at `threads` threads, or nil when it is not built.
+  /// Each run is killed after `--c-reference-timeout` seconds; its output is kept to an excerpt.
   private func cReferenceTilesPerSecond(threads: Int) throws -> Double? {
     guard FileManager.default.isExecutableFile(atPath: cReference) else { return nil }
     let runs = try (0..<repetitions).map { _ -> Double in
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: cReference)
-      process.arguments = ["--tiles", "\(tiles)", "--threads", "\(threads)", "--text", command.text]
-      let pipe = Pipe()
-      process.standardOutput = pipe
-      try process.run()
-      let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
+      let arguments = ["--tiles", "\(tiles)", "--threads", "\(threads)", "--text", command.text]
+      let outcome: ChildProcess.Outcome
+      do {
+        outcome = try ChildProcess.run(cReference, arguments: arguments, timeout: command.cReferenceTimeout)
+      } catch {
+        throw ValidationErrorMessage("C reference \(cReference): \(error)")
+      }
+      if outcome.timedOut {
+        throw ValidationErrorMessage(
+          "C reference \(cReference) did not finish in \(Bounds.format(command.cReferenceTimeout)) s "
+            + "(--c-reference-timeout) and was killed; its output: \(outcome.excerpt)")
+      }
+      guard outcome.status == 0 else {
+        throw ValidationErrorMessage("C reference \(cReference) \(outcome.ending); its output: \(outcome.excerpt)")
+      }
       // "... : 0.123 s, 4567 tiles/s, 219.0 us/tile"
+      let output = String(decoding: outcome.stdout, as: UTF8.self)
       guard let range = output.range(of: #"[0-9.]+ tiles/s"#, options: .regularExpression),
         let value = Double(output[range].split(separator: " ")[0])
-      else { throw ValidationErrorMessage("unexpected output from \(cReference): \(output)") }
+      else { throw ValidationErrorMessage("unexpected output from \(cReference): \(outcome.excerpt)") }
       return value
     }
     return median(runs)

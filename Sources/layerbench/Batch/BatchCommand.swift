@@ -52,8 +52,14 @@ struct BatchRunCommand: ParsableCommand {
   @Option(help: "Tiles in flight at most (default: 4 × workers).")
   var window: Int?
 
-  @Flag(help: "Stop at the first failed tile.")
+  @Flag(help: "Stop at the first failed tile (--max-failures 1).")
   var failFast = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Stop reading once this many lines failed: a count, 'none', or 'auto' (1,000 failures that are also 10% of "
+        + "the lines so far).", valueName: "auto|none|N"))
+  var maxFailures: FailureLimit = .automatic
 
   @Flag(inversion: .prefixedNo, help: "Keep tiles a previous run of the same command finished.")
   var resume = true
@@ -64,7 +70,10 @@ struct BatchRunCommand: ParsableCommand {
   @Option(help: "Shard count for a Kubernetes Indexed Job (the index comes from JOB_COMPLETION_INDEX).")
   var shardCount: Int?
 
-  @Option(help: "Longest input line, in bytes; longer lines fail.")
+  @Option(
+    help: ArgumentHelp(
+      "Longest input line, in bytes, 1–268435456; a longer line fails, and one with no newline within 64 MiB more "
+        + "ends the run."))
   var maxLineBytes = 1 << 20
 
   @Option(help: "Seconds between progress lines when stderr is not a terminal (0: none).")
@@ -102,7 +111,7 @@ struct BatchRunCommand: ParsableCommand {
       input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
     configuration.writeThread = writeThread.isUsed(workers: workers)
-    configuration.failFast = failFast
+    configuration.maxFailures = failFast ? .count(1) : maxFailures
     configuration.resume = resume
     configuration.maxLineBytes = maxLineBytes
     configuration.killAfter = killAfter
@@ -145,7 +154,16 @@ enum BatchRunner {
     }
     if summary.failures > 0 {
       let first = summary.firstError.map { " (first: \($0))" } ?? ""
-      let stopped = summary.stoppedByFailure ? "; stopped (--fail-fast)" : ""
+      let stopped: String
+      switch configuration.maxFailures {
+      case _ where !summary.stoppedByFailure: stopped = ""
+      case .automatic:
+        stopped =
+          "; stopped: \(FailureLimit.automaticCount) or more failures, at least 10% of the lines read (--max-failures auto)"
+      case .count(1): stopped = "; stopped at the first failure (--fail-fast or --max-failures 1)"
+      case .count(let count): stopped = "; stopped at \(count) failures (--max-failures)"
+      case .none: stopped = ""
+      }
       FileHandle.standardError.write(
         Data("error: \(summary.failures) of \(summary.records) tiles failed\(first)\(stopped); see the manifest\n".utf8)
       )

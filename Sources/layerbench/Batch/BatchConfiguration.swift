@@ -12,7 +12,8 @@ struct BatchConfiguration: Sendable {
   /// Tiles read but not yet in the manifest, at most (rendering, or waiting for an earlier line).
   var window: Int
   var shard: Shard?
-  var failFast = false
+  /// When failed lines stop the run (`--max-failures`; `--fail-fast` is a limit of one).
+  var maxFailures = FailureLimit.automatic
   var resume = true
   var maxLineBytes = 1 << 20
   /// Debug: the process kills itself (SIGKILL) once this many records are in the manifest.

@@ -9,7 +9,9 @@ final class BatchCounters: Sendable {
   let failures = Atomic<Int>(0)
   let bytesWritten = Atomic<Int>(0)
   let inputBytesRead = Atomic<Int>(0)
-  /// Set by SIGINT, --fail-fast or a write error: read no more lines.
+  /// Set by SIGINT, --max-failures (--fail-fast) or a write error: read no more lines.
   let stop = Atomic<Bool>(false)
   let interrupted = Atomic<Bool>(false)
+  /// Set when the failures reached `--max-failures` (or `--fail-fast`'s one).
+  let stoppedByFailures = Atomic<Bool>(false)
 }

@@ -51,7 +51,13 @@ extension BatchEngine {
         if let error = record.error {
           counters.failures.add(1, ordering: .relaxed)
           if state.firstError == nil { state.firstError = "line \(record.line): \(error)" }
-          if configuration.failFast { counters.stop.store(true, ordering: .relaxed) }
+          let failures = counters.failures.load(ordering: .relaxed)
+          if configuration.maxFailures.isReached(
+            failures: failures, records: counters.records.load(ordering: .relaxed) + 1)
+          {
+            counters.stoppedByFailures.store(true, ordering: .relaxed)
+            counters.stop.store(true, ordering: .relaxed)
+          }
         } else if ready.reused {
           counters.reused.add(1, ordering: .relaxed)
         } else {

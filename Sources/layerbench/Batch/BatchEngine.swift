@@ -29,6 +29,10 @@ final class BatchEngine: Sendable {
     var bytes: Data
     var isTooLong: Bool
     var previous: ManifestRecord?
+    /// A top-level key the line gives twice (JSON Lines).
+    var duplicateKey: String?
+    /// The earlier line with the same id, when there is one (JSON Lines).
+    var firstLine: Int?
   }
 
   /// The input side, which the workers read in turn.
@@ -38,6 +42,9 @@ final class BatchEngine: Sendable {
     var sequence = 0
     var blankLines = 0
     var error: (any Error)?
+    /// Every id read so far, of every shard's lines: ids are claimed in input order, here, before
+    /// any worker renders, so a repeated id never overwrites the first line's tile.
+    var seen = SeenIDs()
   }
 
   /// What a worker made of a job: a finished record, or a PNG to write.
@@ -69,6 +76,9 @@ final class BatchEngine: Sendable {
     } catch {
       throw BatchError("\(error)")
     }
+    // Before anything in the folder is touched: one writer per folder (or per shard's part).
+    let lock = try OutputLock.acquire(directory: config.outDir, shard: config.shard)
+    defer { withExtendedLifetime(lock) {} }
     let directory = try OutputDirectory(path: config.outDir, temporaryTag: config.temporaryTag)
     let staleTemporaryFiles = directory.removeTemporaryFiles()
     let inputSize = (try? FileManager.default.attributesOfItem(atPath: config.input)[.size] as? Int) ?? 0
@@ -138,7 +148,7 @@ final class BatchEngine: Sendable {
     summary.bytesWritten = counters.bytesWritten.load(ordering: .relaxed)
     summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     summary.interrupted = counters.interrupted.load(ordering: .relaxed)
-    summary.stoppedByFailure = config.failFast && summary.failures > 0
+    summary.stoppedByFailure = counters.stoppedByFailures.load(ordering: .relaxed)
     summary.manifestPath = manifestPath
     summary.firstError = state.firstError
     summary.staleTemporaryFiles = staleTemporaryFiles
@@ -182,21 +192,31 @@ final class BatchEngine: Sendable {
   /// on a stop, or after a read error (kept for the summary).
   private func nextJob() -> Job? {
     let (counters, shard) = (counters, configuration.shard)
+    let checksIDs = configuration.parser.format == .jsonl
     return feed.withLock { feed -> Job? in
       guard feed.error == nil, let lines = feed.lines else { return nil }
       do {
         while !counters.stop.load(ordering: .relaxed), let line = try lines.next() {
           counters.inputBytesRead.store(lines.consumed, ordering: .relaxed)
-          if let shard, !shard.contains(line: line.number) { continue }
+          let isMine = shard?.contains(line: line.number) ?? true
           if !line.isTooLong, TileParser.isBlank(line.bytes) {
-            feed.blankLines += 1
+            if isMine { feed.blankLines += 1 }
             continue
           }
+          // Every shard reads every line's id, so that two shards never write one file either.
+          var keys: LineKeys?
+          var firstLine: Int?
+          if checksIDs, !line.isTooLong {
+            let scanned = LineKeys(line.bytes)
+            if let id = scanned.id { firstLine = feed.seen.firstLine(of: id, line: line.number) }
+            keys = scanned
+          }
+          guard isMine else { continue }
           let previous = try feed.previous?.record(forLine: line.number)
           feed.sequence += 1
           return Job(
             sequence: feed.sequence - 1, line: line.number, bytes: line.bytes, isTooLong: line.isTooLong,
-            previous: previous)
+            previous: previous, duplicateKey: keys?.duplicateKey, firstLine: firstLine)
         }
       } catch {
         feed.error = error
@@ -230,13 +250,19 @@ final class BatchEngine: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = ManifestRecord(line: job.line)
     if job.isTooLong {
-      record.error = "line is longer than \(configuration.maxLineBytes) bytes"
+      record.error = "line is longer than \(configuration.maxLineBytes) bytes (--max-line-bytes)"
       return .finished(record, reused: false)
     }
     record.input = String(SHA256.hex(job.bytes, followedBy: fingerprint).prefix(16))
     do {
       let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
       record.id = spec.id
+      if let key = job.duplicateKey {
+        throw TileSpecError(id: spec.id, description: "duplicate key '\(key)' (each field once per line)")
+      }
+      if let first = job.firstLine {
+        throw TileSpecError(id: spec.id, description: "duplicate id, first at line \(first)")
+      }
       let file = spec.id + ".png"
       if let previous = job.previous, isReusable(previous, as: record, file: file, in: directory) {
         return .finished(previous, reused: true)

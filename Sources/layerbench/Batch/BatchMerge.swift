@@ -55,6 +55,20 @@ struct BatchMerger {
   }
 
   func merge() throws -> Outcome {
+    var info = stat()
+    guard stat(directory, &info) == 0 else {
+      let code = errno
+      throw BatchError(
+        code == ENOENT
+          ? FileErrorDescription(path: directory, operation: "cannot merge", reason: "no such folder")
+          : FileErrorDescription(path: directory, operation: "cannot merge", errno: code))
+    }
+    guard (info.st_mode & S_IFMT) == S_IFDIR else {
+      throw BatchError(FileErrorDescription(path: directory, operation: "cannot merge", reason: "not a folder"))
+    }
+    // No shard may be writing while the parts are read and joined.
+    let lock = try OutputLock.acquire(directory: directory, shard: nil)
+    defer { withExtendedLifetime(lock) {} }
     let names: [String]
     do {
       names = try FileManager.default.contentsOfDirectory(atPath: directory)

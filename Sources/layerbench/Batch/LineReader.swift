@@ -2,7 +2,10 @@ import AsyncLayer
 import Foundation
 
 /// Reads a file line by line in fixed-size chunks: memory stays at one chunk plus the longest line,
-/// and a line longer than `maxLineBytes` is skipped (reported as too long) rather than buffered.
+/// and a line longer than `maxLineBytes` is skipped (reported as too long) rather than buffered. A
+/// line still without its newline `skipLimit` bytes past `maxLineBytes` ends the reading with an
+/// error: `/dev/zero`, or any file that is not lines of text, is refused in well under a second
+/// instead of being read for ever.
 final class LineReader {
   struct Line {
     /// 1-based, counting every line, blank ones included.
@@ -21,6 +24,9 @@ final class LineReader {
   private(set) var lineCount = 0
   /// Bytes of the file consumed so far (for progress).
   private(set) var consumed = 0
+
+  /// Bytes of a too-long line read past `maxLineBytes` before the file is taken for one that is not lines.
+  static let skipLimit = 64 << 20
 
   init(path: String, maxLineBytes: Int = 1 << 20, chunkSize: Int = 1 << 16) throws {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -53,6 +59,7 @@ final class LineReader {
 
   func next() throws -> Line? {
     var tooLong = false
+    var skipped = 0
     while true {
       if let newline = nextNewline() {
         let bytes = tooLong ? Data() : lineBytes(buffer[start..<newline])
@@ -73,7 +80,13 @@ final class LineReader {
       if buffer.count - start > maxLineBytes {
         // The line will not fit: drop what is buffered and keep reading up to its newline.
         tooLong = true
+        skipped += buffer.count - start
         consumed += buffer.count - start
+        if skipped > maxLineBytes + Self.skipLimit {
+          throw BatchError(
+            "\(path): line \(lineCount + 1) has no end after \(skipped >> 20) MiB (lines are at most \(maxLineBytes) "
+              + "bytes, --max-line-bytes): this is not a file of text lines")
+        }
         buffer = Data()
         start = 0
       }

@@ -77,6 +77,9 @@ struct ScrollCommand: ParsableCommand {
   )
   var sweep = false
 
+  @Flag(help: "Run a sweep estimated at more than an hour (the run count and estimate are printed first).")
+  var yes = false
+
   @Option(help: "Sweep: comma-separated prefetch settings, 'adaptive' or points (fixed), e.g. 0,600,adaptive.")
   var sweepPrefetch = "adaptive"
 
@@ -189,9 +192,31 @@ struct ScrollCommand: ParsableCommand {
     return mode == .sync ? .none : .adaptive(displayAhead: displayAhead, lookahead: lookahead)
   }
 
+  /// Prints the sweep's run count and estimated time; refuses one past an hour without `--yes`.
+  /// Each run plays its fling script in real time and then waits 400 ms for the feed to settle, so
+  /// the script's length (unclamped by the feed's end) times the runs is what the sweep takes.
+  private func announce(_ grid: ScrollSweep, modes: Int) throws {
+    var perSpeedSeconds = 0.0
+    for speed in grid.speeds {
+      var script = FlingScript.standard.scaled(by: speed)
+      script.prepare(maximumOffset: .greatestFiniteMagnitude)
+      perSpeedSeconds +=
+        Double(script.duration.components.seconds) + 0.4
+        + Double(script.duration.components.attoseconds) / 1e18
+    }
+    let others = grid.prefetches.count * grid.costs.count * grid.loads.count * grid.repeats * modes
+    let seconds = perSpeedSeconds * Double(others)
+    try SweepEstimate.announce(
+      "scroll sweep", runs: grid.runCount * modes, seconds: seconds,
+      basis:
+        "each run plays a fling script of about \(SweepEstimate.duration(perSpeedSeconds / Double(max(grid.speeds.count, 1)))) in real time",
+      confirmed: yes)
+  }
+
   /// The sweep: every grid point per mode, repeated; a table, JSON and one chart per metric.
   private func runSweep(_ selected: [ScrollMode]) throws {
     let grid = try sweepGrid()
+    try announce(grid, modes: selected.count)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerbench-images-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
     let imagePaths = try Feed.writeImages(count: images, to: directory)
