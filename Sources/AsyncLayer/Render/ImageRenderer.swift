@@ -75,13 +75,39 @@ public struct ImageRenderer: Sendable, Hashable {
   /// Runs `draw` on this thread with a context scaled to points and returns the pixels.
   ///
   /// The image starts transparent. `isCancelled` is what ``DrawingContext/isCancelled`` reports to
-  /// the draw code; the engine passes a check of the layer's generation here. If `draw` throws
-  /// (for example `CancellationError` from ``DrawingContext/checkCancellation()``), so does this.
+  /// the draw code. If `draw` throws (for example `CancellationError` from
+  /// ``DrawingContext/checkCancellation()``), so does this.
+  ///
+  /// **Cancellation rule** (the same as the async ``render(on:_:)``): a render is cancelled when
+  /// `isCancelled` returns true at any check — before the buffer is allocated, while it is filled
+  /// (every few megabytes), at the draw code's checks, or once more at the end — and a cancelled
+  /// render throws `CancellationError`; it never returns a partly drawn image, even when the draw
+  /// code stopped without throwing (``DrawingContext/draw(_:at:)`` just stops between lines).
+  ///
+  /// ```swift
+  /// let stop = Atomic<Bool>(false)
+  /// do {
+  ///   let image = try renderer.render(isCancelled: { stop.load(ordering: .relaxed) }) { context in
+  ///     context.draw(layout, at: .zero)
+  ///   }
+  /// } catch is CancellationError {
+  ///   // stopped part-way: nothing to show
+  /// }
+  /// ```
   public func render(
     isCancelled: @escaping () -> Bool = { false },
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
-    try render(startingWith: 0, isCancelled: isCancelled, draw)
+    // Once seen, a cancellation stays: the draw code may have stopped at it without throwing.
+    var cancelled = false
+    let check = {
+      if !cancelled { cancelled = isCancelled() }
+      return cancelled
+    }
+    if check() { throw CancellationError() }
+    let image = try render(startingWith: 0, isCancelled: check, draw)
+    if check() { throw CancellationError() }
+    return image
   }
 
   /// Whether the pixel grid covers ``size`` exactly (no partly covered edge pixels): a fill of the
@@ -131,19 +157,56 @@ public struct ImageRenderer: Sendable, Hashable {
       pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
         let base = buffer.baseAddress!
         Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
-        base.initialize(repeating: pixel, count: count)
-        initialized = count
+        initialized = Self.fill(base, count: count, with: pixel, initializing: true, isCancelled: isCancelled)
+        guard initialized == count else {
+          failure = CancellationError()
+          return
+        }
         run(base)
       }
+      // Cancelled while filling: the part-filled memory is no spare for anyone.
+      if failure != nil { pixels = [] }
     } else {
       // Unique here unless someone kept the old contents: then this copies them first.
       pixels.withUnsafeMutableBufferPointer { buffer in
         let base = buffer.baseAddress!
-        (base + rows.lowerBound * pixelWidth).update(repeating: pixel, count: rows.count * pixelWidth)
+        let count = rows.count * pixelWidth
+        let filled = Self.fill(
+          base + rows.lowerBound * pixelWidth, count: count, with: pixel, initializing: false, isCancelled: isCancelled)
+        guard filled == count else {
+          failure = CancellationError()
+          return
+        }
         run(base)
       }
     }
     return (pixels, failure)
+  }
+
+  /// Pixels filled between two cancellation checks while a buffer is cleared: 4 MiB, a
+  /// millisecond or two of memory bandwidth (the whole of a 12000 × 10000 pixel buffer takes
+  /// hundreds of milliseconds, most of it faulting fresh pages in).
+  static let fillChunk = 1 << 20
+
+  /// Fills `count` pixels at `base` with `pixel` (initializing new memory, or updating old), in
+  /// chunks of ``fillChunk`` with `isCancelled` checked before each one. Returns the pixels filled:
+  /// fewer than `count` when it was cancelled.
+  static func fill(
+    _ base: UnsafeMutablePointer<UInt32>, count: Int, with pixel: UInt32, initializing: Bool,
+    isCancelled: () -> Bool
+  ) -> Int {
+    var done = 0
+    while done < count {
+      if isCancelled() { return done }
+      let chunk = min(fillChunk, count - done)
+      if initializing {
+        (base + done).initialize(repeating: pixel, count: chunk)
+      } else {
+        (base + done).update(repeating: pixel, count: chunk)
+      }
+      done += chunk
+    }
+    return done
   }
 
   /// Renders a banded drawing (see ``BandRecord``) with every pixel starting at `pixel`, drawing
