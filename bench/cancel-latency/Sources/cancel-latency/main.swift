@@ -75,6 +75,24 @@ let hugeTile = TextTile(.plain(hugeParagraph), style: style, width: 375, height:
 let khmerTile = TextTile(
   .plain(khmerText), style: TextStyle(font: "Khmer OS 14"), width: 375, height: 800, scale: 2, background: .white)
 
+if CommandLine.arguments.contains("--unbroken-scan") {
+  // How a run without break opportunities grows: Khmer without spaces (wrapped word-char by
+  // default) and Latin letters without spaces in .wordChar, at 375 points.
+  for kib in [8, 16, 24, 32, 48, 64] {
+    let khmerRun = String(khmerText.utf8.prefix(kib << 10).split(separator: 0).first.map { Substring($0) } ?? "")
+    var wordChar = style
+    wordChar.wrap = .wordChar
+    let latin = String(repeating: "abcdefghij", count: (kib << 10) / 10)
+    for (name, tile) in [
+      ("Khmer without spaces", TextTile(.plain(khmerRun), style: TextStyle(font: "Khmer OS 14"), width: 375, height: 800)),
+      ("Latin letters, .wordChar", TextTile(.plain(latin), style: wordChar, width: 375, height: 800)),
+    ] {
+      time("\(kib) KiB \(name)") { _ = try tile.render() }
+    }
+  }
+  exit(0)
+}
+
 print("cancel-latency: \(runs) runs per delay, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
 time("normal tile (375 pt, scale 2)") { _ = try normalTile.render() }
 time("12000×10268 px tile") { _ = try bigTile.render() }
