@@ -65,7 +65,7 @@ import Testing
     let scale = 2.0
     let images = try await layout.renderPages(scale: scale)
     #expect(images.count == layout.pages.count)
-    try Poppler.withPDF(layout.pdfData()) { pdf in
+    try await Poppler.withPDF(layout.pdfData()) { pdf in
       let rasters = try Poppler.grayPages(pdf, dpi: 144)
       #expect(rasters.count == layout.pages.count)
       var linesChecked = 0
@@ -96,7 +96,7 @@ import Testing
     let (layout, _, _) = try Self.sampleLayout()
     let parallel = try await layout.renderPages(scale: 1)
     for index in layout.pages.indices {
-      #expect(parallel[index] == (try layout.renderPage(index, scale: 1)))
+      #expect(parallel[index] == (try layout.renderPage(index, scale: 1, isCancelled: { false })))
     }
   }
 

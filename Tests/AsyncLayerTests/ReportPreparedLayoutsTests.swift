@@ -59,8 +59,10 @@ import Testing
   @Test("a PDF and an SVG drawn with pagination's layouts equal those drawn with fresh ones")
   func outputsEqualFreshLayouts() async throws {
     let pdfLayout = try ReportLayout(Self.document())
-    let reusing = try pdfLayout.pdfData()  // takes pagination's layouts
-    let fresh = try pdfLayout.pdfData()  // lays every text out again
+    // The synchronous outputs, on this thread (in async code a bare `pdfData()` is the async one).
+    func pdfHere() throws -> Data { try pdfLayout.pdfData() }
+    let reusing = try pdfHere()  // takes pagination's layouts
+    let fresh = try pdfHere()  // lays every text out again
     let otherThread = try await Task.detached { try pdfLayout.pdfData() }.value
     #expect(reusing == fresh)
     #expect(otherThread == fresh)

@@ -75,13 +75,53 @@ public struct ImageRenderer: Sendable, Hashable {
   /// Runs `draw` on this thread with a context scaled to points and returns the pixels.
   ///
   /// The image starts transparent. `isCancelled` is what ``DrawingContext/isCancelled`` reports to
-  /// the draw code; the engine passes a check of the layer's generation here. If `draw` throws
-  /// (for example `CancellationError` from ``DrawingContext/checkCancellation()``), so does this.
+  /// the draw code. If `draw` throws (for example `CancellationError` from
+  /// ``DrawingContext/checkCancellation()``), so does this.
+  ///
+  /// **Cancellation rule** (the same as the async ``render(on:_:)``): a render is cancelled when
+  /// `isCancelled` returns true at any check — before the buffer is allocated, while it is filled
+  /// (every few megabytes), at the draw code's checks, or once more at the end — and a cancelled
+  /// render throws `CancellationError`; it never returns a partly drawn image, even when the draw
+  /// code stopped without throwing (``DrawingContext/draw(_:at:)`` just stops between lines).
+  ///
+  /// ```swift
+  /// let stop = Atomic<Bool>(false)
+  /// do {
+  ///   let image = try renderer.render(isCancelled: { stop.load(ordering: .relaxed) }) { context in
+  ///     context.draw(layout, at: .zero)
+  ///   }
+  /// } catch is CancellationError {
+  ///   // stopped part-way: nothing to show
+  /// }
+  /// ```
   public func render(
     isCancelled: @escaping () -> Bool = { false },
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
-    try render(startingWith: 0, isCancelled: isCancelled, draw)
+    try renderFollowingCancellationRule(startingWith: 0, isCancelled: isCancelled, draw)
+  }
+
+  /// ``render(isCancelled:_:)`` with every pixel starting at `pixel` (premultiplied ARGB32): the
+  /// buffer filled with it in chunks, checking for cancellation between them.
+  func renderFollowingCancellationRule(
+    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
+    // Once seen, a cancellation stays: the draw code may have stopped at it without throwing.
+    var cancelled = false
+    let check = {
+      if !cancelled { cancelled = isCancelled() }
+      return cancelled
+    }
+    if check() { throw CancellationError() }
+    let image = try render(startingWith: pixel, isCancelled: check, pollsWhileFilling: true, draw)
+    if check() { throw CancellationError() }
+    return image
+  }
+
+  /// The pixel `DrawingContext.clear(to: color)` writes (cairo's own conversion, read off a 1×1
+  /// image), so that a buffer can start with it instead of being painted a second time.
+  static func clearPixel(_ color: Color) throws -> UInt32 {
+    try ImageRenderer(size: Size(width: 1, height: 1)).render(startingWith: 0) { $0.clear(to: color) }.pixels[0]
   }
 
   /// Whether the pixel grid covers ``size`` exactly (no partly covered edge pixels): a fill of the
@@ -94,14 +134,17 @@ public struct ImageRenderer: Sendable, Hashable {
   /// Renders with every pixel starting at `pixel` (premultiplied ARGB32): one pass over the memory
   /// instead of zeroing it and then filling a background over it. With a `recycler` holding a spare
   /// buffer of this size, the pixels are written over the spare instead of fresh memory; a draw that
-  /// throws gives its buffer (the spare or the new memory) to the recycler.
+  /// throws gives its buffer (the spare or the new memory) to the recycler. `pollsWhileFilling`:
+  /// `isCancelled` is also checked every ``fillChunk`` pixels while the buffer is filled (the
+  /// engine's draws leave it off: their poll counts are what its tests stop draws at).
   func render(
     startingWith pixel: UInt32, reusing recycler: PixelRecycler? = nil, isCancelled: @escaping () -> Bool = { false },
-    _ draw: (DrawingContext) throws -> Void
+    pollsWhileFilling: Bool = false, _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
     let spare = recycler?.take(count: pixelWidth * pixelHeight)?.pixels ?? []
     let (pixels, failure) = self.draw(
-      over: spare, rows: 0..<pixelHeight, startingWith: pixel, isCancelled: isCancelled, draw)
+      over: spare, rows: 0..<pixelHeight, startingWith: pixel, isCancelled: isCancelled,
+      fillCheck: pollsWhileFilling ? isCancelled : { false }, draw)
     if let failure {
       recycler?.giveBack(pixels)
       throw failure
@@ -115,7 +158,7 @@ public struct ImageRenderer: Sendable, Hashable {
   /// render and result, and none of a spare held only here (unique: written in place).
   private func draw(
     over pixels: consuming [UInt32], rows: Range<Int>, startingWith pixel: UInt32,
-    isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+    isCancelled: @escaping () -> Bool, fillCheck: () -> Bool, _ draw: (DrawingContext) throws -> Void
   ) -> (pixels: [UInt32], failure: (any Error)?) {
     var pixels = pixels
     var failure: (any Error)? = nil
@@ -131,19 +174,56 @@ public struct ImageRenderer: Sendable, Hashable {
       pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
         let base = buffer.baseAddress!
         Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
-        base.initialize(repeating: pixel, count: count)
-        initialized = count
+        initialized = Self.fill(base, count: count, with: pixel, initializing: true, isCancelled: fillCheck)
+        guard initialized == count else {
+          failure = CancellationError()
+          return
+        }
         run(base)
       }
+      // Cancelled while filling: the part-filled memory is no spare for anyone.
+      if failure != nil { pixels = [] }
     } else {
       // Unique here unless someone kept the old contents: then this copies them first.
       pixels.withUnsafeMutableBufferPointer { buffer in
         let base = buffer.baseAddress!
-        (base + rows.lowerBound * pixelWidth).update(repeating: pixel, count: rows.count * pixelWidth)
+        let count = rows.count * pixelWidth
+        let filled = Self.fill(
+          base + rows.lowerBound * pixelWidth, count: count, with: pixel, initializing: false, isCancelled: fillCheck)
+        guard filled == count else {
+          failure = CancellationError()
+          return
+        }
         run(base)
       }
     }
     return (pixels, failure)
+  }
+
+  /// Pixels filled between two cancellation checks while a buffer is cleared: 4 MiB, a
+  /// millisecond or two of memory bandwidth (the whole of a 12000 × 10000 pixel buffer takes
+  /// hundreds of milliseconds, most of it faulting fresh pages in).
+  static let fillChunk = 1 << 20
+
+  /// Fills `count` pixels at `base` with `pixel` (initializing new memory, or updating old), in
+  /// chunks of ``fillChunk`` with `isCancelled` checked before each one. Returns the pixels filled:
+  /// fewer than `count` when it was cancelled.
+  static func fill(
+    _ base: UnsafeMutablePointer<UInt32>, count: Int, with pixel: UInt32, initializing: Bool,
+    isCancelled: () -> Bool
+  ) -> Int {
+    var done = 0
+    while done < count {
+      if isCancelled() { return done }
+      let chunk = min(fillChunk, count - done)
+      if initializing {
+        (base + done).initialize(repeating: pixel, count: chunk)
+      } else {
+        (base + done).update(repeating: pixel, count: chunk)
+      }
+      done += chunk
+    }
+    return done
   }
 
   /// Renders a banded drawing (see ``BandRecord``) with every pixel starting at `pixel`, drawing
@@ -202,7 +282,7 @@ public struct ImageRenderer: Sendable, Hashable {
     }
     let bands = damage?.newBands ?? 0..<record.bands.count
     let (drawn, failure) = draw(
-      over: consume pixels, rows: rows, startingWith: pixel, isCancelled: isCancelled
+      over: consume pixels, rows: rows, startingWith: pixel, isCancelled: isCancelled, fillCheck: { false }
     ) { try banded.draw($0, bands) }
     if let failure {
       recycler?.giveBack(drawn, bands: damage.flatMap { damage in reference?.invalidating(damage) })

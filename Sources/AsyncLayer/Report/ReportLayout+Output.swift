@@ -20,9 +20,8 @@ extension ReportLayout {
     }
   }
 
-  /// Renders every page in parallel (one child task per page) and returns the images in page
-  /// order. Cancelling the calling task stops the renders between elements and throws
-  /// `CancellationError`.
+  /// Renders every page on ``QueuePool/shared`` and returns the images in page order: the same as
+  /// ``renderPages(scale:on:)`` with the shared pool.
   ///
   /// ```swift
   /// for (index, image) in try await layout.renderPages(scale: 2).enumerated() {
@@ -30,18 +29,7 @@ extension ReportLayout {
   /// }
   /// ```
   public func renderPages(scale: Double = 1) async throws -> [RenderedImage] {
-    // Validate once so a bad scale fails before any task starts.
-    _ = try ImageRenderer(size: pageSize, scale: scale)
-    return try await withThrowingTaskGroup(of: (Int, RenderedImage).self) { group in
-      for index in pages.indices {
-        group.addTask {
-          (index, try renderPage(index, scale: scale, isCancelled: { Task.isCancelled }))
-        }
-      }
-      var images = [RenderedImage?](repeating: nil, count: pages.count)
-      for try await (index, image) in group { images[index] = image }
-      return images.map { $0! }
-    }
+    try await renderPages(scale: scale, on: .shared)
   }
 
   // MARK: PDF and SVG
@@ -53,6 +41,12 @@ extension ReportLayout {
   /// try layout.pdfData().write(to: URL(fileURLWithPath: "report.pdf"))
   /// ```
   public func pdfData() throws -> Data {
+    try pdfData(isCancelled: { false })
+  }
+
+  /// The PDF, checking `isCancelled` between pages and between a page's elements.
+  func pdfData(isCancelled: @escaping () -> Bool) throws -> Data {
+    if isCancelled() { throw CancellationError() }
     var fields: [VectorDocument.PDFMetadataField: String] = [:]
     fields[.author] = metadata.author
     fields[.subject] = metadata.subject
@@ -60,10 +54,11 @@ extension ReportLayout {
     fields[.createDate] = Self.pdfDate(date)
     let document = try VectorDocument(format: .pdf, size: pageSize, title: title, metadata: fields)
     let context = try CairoContext(surface: document.surface)
-    let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: { false })
+    let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: isCancelled)
     // On the thread that paginated, the texts are drawn with the layouts pagination made.
     let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
     for index in pages.indices {
+      try drawing.checkCancellation()
       try drawing.withSavedState { try draw(page: index, in: drawing, layouts: layouts) }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
       try context.check("drawing PDF page \(index + 1)")
@@ -84,15 +79,22 @@ extension ReportLayout {
   /// cairo's SVG surface writes glyphs as outlines (`<symbol>` paths placed with `<use>`), so the
   /// SVG looks like the PDF but its text cannot be selected or searched; use ``pdfData()`` for that.
   public func svgData(pageGap: Double = 20) throws -> Data {
+    try svgData(pageGap: pageGap, isCancelled: { false })
+  }
+
+  /// The SVG, checking `isCancelled` between pages and between a page's elements.
+  func svgData(pageGap: Double, isCancelled: @escaping () -> Bool) throws -> Data {
+    if isCancelled() { throw CancellationError() }
     let gap = max(0, pageGap.isFinite ? pageGap : 0)
     let count = max(1, pages.count)
     let total = Size(width: pageSize.width, height: Double(count) * pageSize.height + Double(count - 1) * gap)
     let document = try VectorDocument(format: .svg, size: total)
     let context = try CairoContext(surface: document.surface)
-    let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: { false })
+    let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: isCancelled)
     // On the thread that paginated, the texts are drawn with the layouts pagination made.
     let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
     for index in pages.indices {
+      try drawing.checkCancellation()
       try drawing.withSavedState {
         drawing.translateBy(x: 0, y: Double(index) * (pageSize.height + gap))
         let page = Rect(origin: .zero, size: pageSize)

@@ -33,15 +33,20 @@ public struct ReportLayout: Sendable, Hashable {
   /// Paginates `document` on the calling thread; throws ``ReportError`` for a page too small for
   /// its margins or a malformed table, and ``RenderError`` for bad markup.
   public init(_ document: ReportDocument) throws {
+    try self.init(document, isCancelled: { false })
+  }
+
+  /// Paginates `document`, checking `isCancelled` before each block (`CancellationError`).
+  init(_ document: ReportDocument, isCancelled: () -> Bool) throws {
     var paginator = try ReportPaginator(document: document, headingPages: [:])
-    try paginator.layOutBlocks()
+    try paginator.layOutBlocks(isCancelled: isCancelled)
     // A table of contents shows page numbers that pagination decides: lay out again with the
     // pages found until they stop moving (a contents line can push headings to a later page).
     if document.blocks.contains(.tableOfContents) {
       for _ in 0..<3 {
         var next = try ReportPaginator(document: document, headingPages: paginator.headingPages)
         next.reuseTables(of: paginator)
-        try next.layOutBlocks()
+        try next.layOutBlocks(isCancelled: isCancelled)
         let settled = next.headingPages.mapValues(\.page) == paginator.headingPages.mapValues(\.page)
         paginator = next
         if settled { break }

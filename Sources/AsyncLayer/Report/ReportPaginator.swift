@@ -83,12 +83,15 @@ struct ReportPaginator {
 
   // MARK: Blocks
 
-  mutating func layOutBlocks() throws {
+  /// Lays the blocks out, page by page; `isCancelled` is checked before each block (an async
+  /// pagination's task was cancelled: it throws `CancellationError`).
+  mutating func layOutBlocks(isCancelled: () -> Bool = { false }) throws {
     if let title = document.title {
       let layout = try TextLayout(.plain(title), style: style.title, width: contentRect.width, limits: limits)
       placeFlowingText(layout, role: .title, blockIndex: nil, keepWithNext: 0)
     }
     for (index, block) in document.blocks.enumerated() {
+      if isCancelled() { throw CancellationError() }
       switch block {
       case .heading(let text, let level):
         addSpacing(style.blockSpacing + style.headingSpacing)

@@ -50,10 +50,12 @@ final class DrawQueue: Sendable {
   }
 
   /// Queues `item`; a queue that was shut down refuses it (cancelled, and told through its
-  /// `refused` handler) instead of holding it forever.
-  func submit(_ item: PoolWorkItem) {
+  /// `refused` handler) instead of holding it forever. `counted`: the pool's total already counts
+  /// it (a run admitted under the pool's pending limit reserved its place).
+  func submit(_ item: PoolWorkItem, counted: Bool = false) {
     enqueued.add(1, ordering: .relaxed)
     pending.add(1, ordering: .relaxed)
+    if !counted { group.pendingTotal.add(1, ordering: .relaxed) }
     let (accepted, wakeWorker) = state.withLock { state -> (Bool, Bool) in
       guard !state.isShutDown else { return (false, false) }
       state.items.append(item)
@@ -66,6 +68,7 @@ final class DrawQueue: Sendable {
 
   func didCancel() {
     pending.subtract(1, ordering: .relaxed)
+    group.pendingTotal.subtract(1, ordering: .relaxed)
     cancelled.add(1, ordering: .relaxed)
   }
 
@@ -129,6 +132,7 @@ final class DrawQueue: Sendable {
     item.finish()
     executed.add(1, ordering: .relaxed)
     pending.subtract(1, ordering: .relaxed)
+    group.pendingTotal.subtract(1, ordering: .relaxed)
   }
 
   /// Takes over a started item from `victim`: its pending count moves here.
@@ -145,6 +149,9 @@ final class DrawQueue: Sendable {
 /// clears it, which breaks the cycle.
 final class DrawQueueGroup: Sendable {
   private let members = Mutex<[DrawQueue]>([])
+  /// Queued plus running items of every queue: the sum of the queues' `pending`, kept in one
+  /// atomic so that a pool's pending limit admits exactly (``QueuePool/run(_:)``).
+  let pendingTotal = Atomic<Int>(0)
 
   func set(_ queues: [DrawQueue]) { members.withLock { $0 = queues } }
   func clear() { members.withLock { $0 = [] } }

@@ -3,11 +3,11 @@ import Synchronization
 
 /// A fixed set of serial draw queues, each a worker thread with an atomic count of pending work.
 ///
-/// ``enqueue(_:)`` puts work on the queue with the fewest pending items (ties go to the lowest
+/// ``enqueue(_:)->_`` puts work on the queue with the fewest pending items (ties go to the lowest
 /// index). Cancelling a queued item through its ``PoolTicket`` is O(1) and takes it out of its
 /// queue's count at once — not when the worker reaches it — so the least-pending choice sees the
 /// real load. The worker skips cancelled items. A worker whose queue is empty takes the oldest
-/// waiting item of the busiest other queue (work placed with ``enqueue(_:)`` only), so one long
+/// waiting item of the busiest other queue (work placed with ``enqueue(_:)->_`` only), so one long
 /// draw never holds the items queued behind it while another queue is idle.
 ///
 /// A pool lives as long as someone holds it: layers hold theirs, and when the last reference goes
@@ -43,16 +43,67 @@ public final class QueuePool: Sendable {
 
   /// A pool of `queueCount` serial queues (clamped to 1…``maximumQueueCount``) whose worker threads
   /// run at `niceness` (0: the creating thread's priority; higher is lower priority).
+  ///
+  /// `pendingLimit` bounds admission through ``run(_:)``: with that many items queued or running
+  /// (``pendingCount``, every kind of item), a further run throws ``QueuePoolError/overloaded(pendingLimit:)``
+  /// instead of queueing. nil admits without bound; a limit below 1 counts as 1. `onRunEnded` is
+  /// told, once, how every admitted run ended (see ``PoolRunRecord``), on the thread that ended it.
+  ///
+  /// ```swift
+  /// let pool = QueuePool(queueCount: 2, pendingLimit: 64) { record in
+  ///   metrics.record(record.outcome, cpu: record.cpuTime)
+  /// }
+  /// ```
   public init(
     queueCount: Int = QueuePool.defaultQueueCount, name: String = "asynclayer.draw",
-    niceness: Int32 = QueuePool.defaultNiceness
+    niceness: Int32 = QueuePool.defaultNiceness, pendingLimit: Int? = nil,
+    onRunEnded: (@Sendable (PoolRunRecord) -> Void)? = nil
   ) {
+    self.pendingLimit = pendingLimit.map { max(1, $0) }
+    self.onRunEnded = onRunEnded
     let group = group
     queues = (0..<min(max(1, queueCount), Self.maximumQueueCount)).map {
       DrawQueue(index: $0, name: "\(name).\($0)", niceness: niceness, group: group)
     }
     group.set(queues)
   }
+
+  /// The most items queued or running that ``run(_:)`` admits, or nil for no bound.
+  ///
+  /// ```swift
+  /// QueuePool(queueCount: 2, pendingLimit: 64).pendingLimit  // 64
+  /// ```
+  public let pendingLimit: Int?
+  /// Told how each admitted ``run(_:)`` ended.
+  let onRunEnded: (@Sendable (PoolRunRecord) -> Void)?
+
+  /// Items queued or running on all queues now: runs, enqueued work and executor jobs alike (a
+  /// queue-depth gauge).
+  ///
+  /// ```swift
+  /// gauge.record(pool.pendingCount)
+  /// ```
+  public var pendingCount: Int { group.pendingTotal.load(ordering: .relaxed) }
+
+  /// Reserves a place for one item under ``pendingLimit``: counted in ``pendingCount`` from now on,
+  /// so two callers racing for the last place never both get it.
+  func reservePlace() throws(QueuePoolError) {
+    guard let pendingLimit else {
+      group.pendingTotal.add(1, ordering: .relaxed)
+      return
+    }
+    var current = group.pendingTotal.load(ordering: .relaxed)
+    while true {
+      guard current < pendingLimit else { throw .overloaded(pendingLimit: pendingLimit) }
+      let (exchanged, original) = group.pendingTotal.compareExchange(
+        expected: current, desired: current + 1, ordering: .relaxed)
+      if exchanged { return }
+      current = original
+    }
+  }
+
+  /// Gives back a place ``reservePlace()`` took for an item that was never queued.
+  func releasePlace() { group.pendingTotal.subtract(1, ordering: .relaxed) }
 
   /// The number of serial queues.
   public var queueCount: Int { queues.count }
@@ -80,6 +131,11 @@ public final class QueuePool: Sendable {
     enqueue(work, refused: refused, on: leastPendingQueue, stealable: true)
   }
 
+  /// Enqueues an item whose place ``reservePlace()`` already counted.
+  func enqueueReserved(_ work: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) -> PoolTicket {
+    enqueue(work, refused: refused, on: leastPendingQueue, stealable: true, counted: true)
+  }
+
   private var leastPendingQueue: DrawQueue {
     var best = queues[0]
     var bestPending = best.pending.load(ordering: .relaxed)
@@ -95,10 +151,10 @@ public final class QueuePool: Sendable {
 
   private func enqueue(
     _ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue,
-    stealable: Bool
+    stealable: Bool, counted: Bool = false
   ) -> PoolTicket {
     let item = PoolWorkItem(work: work, refused: refused, queue: queue, isStealable: stealable)
-    queue.submit(item)
+    queue.submit(item, counted: counted)
     return PoolTicket(item: item)
   }
 
@@ -118,11 +174,16 @@ public final class QueuePool: Sendable {
 public enum QueuePoolError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The pool was shut down before the work was enqueued.
   case shutDown
+  /// The pool already had `pendingLimit` items queued or running (``QueuePool/pendingLimit``): try
+  /// again later (a server answers 503), or give the pool a higher limit.
+  case overloaded(pendingLimit: Int)
 
   /// A sentence a person understands.
   public var description: String {
     switch self {
     case .shutDown: "the draw queue pool was shut down before this draw was queued"
+    case .overloaded(let limit):
+      "the draw queue pool is full: \(limit) draws are already queued or running (its pendingLimit); try again later"
     }
   }
 }

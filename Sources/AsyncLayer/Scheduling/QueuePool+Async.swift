@@ -1,0 +1,43 @@
+extension QueuePool {
+  /// Runs `work` on the least-pending queue, off the cooperative pool, and returns what it returns.
+  ///
+  /// Task cancellation takes a queued item off its queue at once (``pendingCount`` drops, the work
+  /// never runs) and makes `isCancelled()` true for a running one, which should poll it between
+  /// steps (a line, a row band, a page); either way the call then throws `CancellationError`, never
+  /// a value — even one the work finished after the cancel. A task cancelled before the call throws
+  /// at once.
+  ///
+  /// Throws ``QueuePoolError/overloaded(pendingLimit:)`` when the pool has a ``pendingLimit`` and that
+  /// many items are already queued or running, ``QueuePoolError/shutDown`` when the pool was shut
+  /// down, and whatever `work` throws. The pool's `onRunEnded` observer hears of every admitted run.
+  ///
+  /// ```swift
+  /// let image = try await QueuePool.shared.run { isCancelled in
+  ///   try ImageRenderer(size: Size(width: 300, height: 200)).render(isCancelled: isCancelled) { context in
+  ///     for row in rows {
+  ///       try context.checkCancellation()
+  ///       draw(row, in: context)
+  ///     }
+  ///   }
+  /// }
+  /// ```
+  public func run<T: Sendable>(
+    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+  ) async throws -> T {
+    try Task.checkCancellation()
+    try reservePlace()
+    let run = PoolRun<T>(onEnded: onRunEnded)
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        guard run.begin(continuation) else {
+          releasePlace()
+          return
+        }
+        let ticket = enqueueReserved({ run.execute(work) }, refused: { run.refuse() })
+        run.setTicket(ticket)
+      }
+    } onCancel: {
+      run.cancel()
+    }
+  }
+}
