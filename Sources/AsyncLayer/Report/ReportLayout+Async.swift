@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension ReportLayout {
   /// Paginates `document` on a queue of `pool` (off the cooperative pool).
