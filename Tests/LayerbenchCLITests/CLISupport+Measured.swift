@@ -4,8 +4,10 @@ import Synchronization
 import Testing
 
 extension CLI {
-  /// A run of the built CLI with what it cost: wall time and the child's own peak resident memory
-  /// (`ru_maxrss` of `wait4` on that one child, not of every child the test process waited for).
+  /// A run of the built CLI with what it cost: wall time and layerbench's own peak resident memory,
+  /// as `/usr/bin/time` reports it. Not `ru_maxrss` of a child of the test process: Linux charges a
+  /// child's `ru_maxrss` with the peak of the process it was spawned from (the test process, which
+  /// other tests grow to hundreds of MB), while `time` is a small process to fork layerbench from.
   struct Measured: CustomStringConvertible {
     var outcome: Outcome
     var seconds: Double
@@ -22,38 +24,53 @@ extension CLI {
 
   /// A process started by ``start(_:in:)``, to be waited for with ``Started/wait(timeout:)``.
   final class Started: @unchecked Sendable {  // one test thread uses it; `pid` is read-only after start
-    let pid: pid_t
+    /// The process group's leader: `/usr/bin/time`, whose one child is layerbench.
+    let group: pid_t
     let logs: URL
     let start: UInt64
 
-    fileprivate init(pid: pid_t, logs: URL, start: UInt64) {
-      self.pid = pid
+    fileprivate init(group: pid_t, logs: URL, start: UInt64) {
+      self.group = group
       self.logs = logs
       self.start = start
+    }
+
+    /// layerbench's pid (the child of `time`), once it has started: call it after something shows
+    /// that layerbench runs (a FIFO it opened, say).
+    var pid: pid_t {
+      let children = (try? String(contentsOfFile: "/proc/\(group)/task/\(group)/children", encoding: .utf8)) ?? ""
+      return children.split(separator: " ").first.flatMap { pid_t($0) } ?? -1
     }
 
     /// Waits for the process, killing its process group after `timeout` seconds; removes the logs.
     func wait(timeout: Double) throws -> Measured {
       defer { try? FileManager.default.removeItem(at: logs) }
       let killed = Atomic<Bool>(false)
-      let pid = pid
+      let pid = group
       let watchdog = DispatchWorkItem {
         killed.store(true, ordering: .relaxed)
         kill(-pid, SIGKILL)
       }
       DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
       var status: Int32 = 0
-      var usage = rusage()
-      while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+      while waitpid(pid, &status, 0) < 0, errno == EINTR {}
       watchdog.cancel()
       let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-      let signalled = (status & 0x7f) != 0
+      // `time` writes "Command terminated by signal N" (or "… exited with non-zero status N") and
+      // then the peak in KB; it exits with 128 + N for a signal.
+      let usageLines = ((try? String(contentsOf: logs.appendingPathComponent("usage"), encoding: .utf8)) ?? "")
+        .split(separator: "\n")
+      let kilobytes = usageLines.last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+      let commandSignal = usageLines.first { $0.hasPrefix("Command terminated by signal ") }
+        .flatMap { Int32($0.dropFirst("Command terminated by signal ".count)) }
+      let timeSignalled = (status & 0x7f) != 0
+      let signalled = timeSignalled || commandSignal != nil
       let outcome = Outcome(
-        status: signalled ? status & 0x7f : (status >> 8) & 0xff, signalled: signalled,
+        status: timeSignalled ? status & 0x7f : commandSignal ?? (status >> 8) & 0xff, signalled: signalled,
         timedOut: killed.load(ordering: .relaxed),
         stdout: String(decoding: try Data(contentsOf: logs.appendingPathComponent("stdout")), as: UTF8.self),
         stderr: String(decoding: try Data(contentsOf: logs.appendingPathComponent("stderr")), as: UTF8.self))
-      return Measured(outcome: outcome, seconds: seconds, peakMegabytes: Double(usage.ru_maxrss) / 1024)
+      return Measured(outcome: outcome, seconds: seconds, peakMegabytes: kilobytes / 1024)
     }
   }
 
@@ -82,15 +99,17 @@ extension CLI {
     }
     environment["SWIFT_BACKTRACE"] = "enable=no"
     // `env -C` starts it in `directory` (Glibc's posix_spawn_file_actions_addchdir_np is not imported
-    // into Swift); env replaces itself with layerbench, so the pid and its usage are layerbench's.
-    let argv = (["/usr/bin/env", "-C", directory.path, executable.path] + arguments).map { strdup($0) } + [nil]
+    // into Swift); env replaces itself with `time`, which forks layerbench and writes its peak RSS.
+    let usage = logs.appendingPathComponent("usage").path
+    let command = ["/usr/bin/env", "-C", directory.path, "/usr/bin/time", "-f", "%M", "-o", usage, executable.path]
+    let argv = (command + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
     let start = DispatchTime.now().uptimeNanoseconds
     let code = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
     guard code == 0 else { throw CLIError("cannot start layerbench: \(String(cString: strerror(code)))") }
-    return Started(pid: pid, logs: logs, start: start)
+    return Started(group: pid, logs: logs, start: start)
   }
 
   /// Runs `layerbench arguments` and measures it; see ``Measured``.
