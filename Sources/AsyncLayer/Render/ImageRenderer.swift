@@ -105,7 +105,7 @@ public struct ImageRenderer: Sendable, Hashable {
       return cancelled
     }
     if check() { throw CancellationError() }
-    let image = try render(startingWith: 0, isCancelled: check, draw)
+    let image = try render(startingWith: 0, isCancelled: check, pollsWhileFilling: true, draw)
     if check() { throw CancellationError() }
     return image
   }
@@ -120,14 +120,17 @@ public struct ImageRenderer: Sendable, Hashable {
   /// Renders with every pixel starting at `pixel` (premultiplied ARGB32): one pass over the memory
   /// instead of zeroing it and then filling a background over it. With a `recycler` holding a spare
   /// buffer of this size, the pixels are written over the spare instead of fresh memory; a draw that
-  /// throws gives its buffer (the spare or the new memory) to the recycler.
+  /// throws gives its buffer (the spare or the new memory) to the recycler. `pollsWhileFilling`:
+  /// `isCancelled` is also checked every ``fillChunk`` pixels while the buffer is filled (the
+  /// engine's draws leave it off: their poll counts are what its tests stop draws at).
   func render(
     startingWith pixel: UInt32, reusing recycler: PixelRecycler? = nil, isCancelled: @escaping () -> Bool = { false },
-    _ draw: (DrawingContext) throws -> Void
+    pollsWhileFilling: Bool = false, _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
     let spare = recycler?.take(count: pixelWidth * pixelHeight)?.pixels ?? []
     let (pixels, failure) = self.draw(
-      over: spare, rows: 0..<pixelHeight, startingWith: pixel, isCancelled: isCancelled, draw)
+      over: spare, rows: 0..<pixelHeight, startingWith: pixel, isCancelled: isCancelled,
+      fillCheck: pollsWhileFilling ? isCancelled : { false }, draw)
     if let failure {
       recycler?.giveBack(pixels)
       throw failure
@@ -141,7 +144,7 @@ public struct ImageRenderer: Sendable, Hashable {
   /// render and result, and none of a spare held only here (unique: written in place).
   private func draw(
     over pixels: consuming [UInt32], rows: Range<Int>, startingWith pixel: UInt32,
-    isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+    isCancelled: @escaping () -> Bool, fillCheck: () -> Bool, _ draw: (DrawingContext) throws -> Void
   ) -> (pixels: [UInt32], failure: (any Error)?) {
     var pixels = pixels
     var failure: (any Error)? = nil
@@ -157,7 +160,7 @@ public struct ImageRenderer: Sendable, Hashable {
       pixels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
         let base = buffer.baseAddress!
         Self.adviseHugePages(UnsafeMutableRawPointer(base), byteCount: count * 4)
-        initialized = Self.fill(base, count: count, with: pixel, initializing: true, isCancelled: isCancelled)
+        initialized = Self.fill(base, count: count, with: pixel, initializing: true, isCancelled: fillCheck)
         guard initialized == count else {
           failure = CancellationError()
           return
@@ -172,7 +175,7 @@ public struct ImageRenderer: Sendable, Hashable {
         let base = buffer.baseAddress!
         let count = rows.count * pixelWidth
         let filled = Self.fill(
-          base + rows.lowerBound * pixelWidth, count: count, with: pixel, initializing: false, isCancelled: isCancelled)
+          base + rows.lowerBound * pixelWidth, count: count, with: pixel, initializing: false, isCancelled: fillCheck)
         guard filled == count else {
           failure = CancellationError()
           return
@@ -265,7 +268,7 @@ public struct ImageRenderer: Sendable, Hashable {
     }
     let bands = damage?.newBands ?? 0..<record.bands.count
     let (drawn, failure) = draw(
-      over: consume pixels, rows: rows, startingWith: pixel, isCancelled: isCancelled
+      over: consume pixels, rows: rows, startingWith: pixel, isCancelled: isCancelled, fillCheck: { false }
     ) { try banded.draw($0, bands) }
     if let failure {
       recycler?.giveBack(drawn, bands: damage.flatMap { damage in reference?.invalidating(damage) })
