@@ -223,4 +223,36 @@ import Testing
     }
     #expect(checks == 2)
   }
+
+  @Test("a long run wrapped between characters is refused before Pango, naming the limit")
+  func unbrokenRunsAreRefused() throws {
+    let khmerWords = ["ភាសា", "ខ្មែរ", "មិន", "ដក", "ឃ្លា", "រវាង", "ពាក្យ"]
+    let joined = String(repeating: khmerWords.joined(), count: 20)  // about 2 KiB, no space
+    var limits = TextLimits()
+    limits.maximumUnbrokenBytes = 1024
+    func tile(_ text: String, wrap: WrapMode = .word) -> TextTile {
+      var style = TextStyle(font: "Khmer OS 14")
+      style.wrap = wrap
+      var tile = TextTile(.plain(text), style: style, width: 200, height: 100)
+      tile.limits = limits
+      return tile
+    }
+    do {
+      _ = try tile(joined).render()
+      Issue.record("a 2 KiB Khmer run without a space was laid out")
+    } catch RenderError.invalidValue(let name, let value, let expected) {
+      #expect(name == "text" && value.contains("without a space"))
+      #expect(expected.contains("TextLimits.maximumUnbrokenBytes") && expected.contains("1024"))
+    }
+    // Zero-width spaces between words, as Khmer is usually typed: accepted.
+    _ = try tile(String(repeating: khmerWords.joined(separator: "\u{200B}") + "\u{200B}", count: 20)).render()
+    // Latin letters wrap between characters only in .wordChar.
+    let letters = String(repeating: "abcdefghij", count: 200)
+    #expect(throws: RenderError.self) { try tile(letters, wrap: .wordChar).render() }
+    _ = try tile(letters, wrap: .word).render()
+    _ = try tile(letters, wrap: .char).render()
+    #expect(TextLimits.longestUnbrokenRun("ab cd\u{200B}efg\u{2029}h") == 3)
+    #expect(TextLimits.longestUnbrokenRun("漢字漢字") == 0)
+    #expect(TextLimits().maximumUnbrokenBytes == 16 << 10)
+  }
 }

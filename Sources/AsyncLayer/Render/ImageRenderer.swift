@@ -98,6 +98,14 @@ public struct ImageRenderer: Sendable, Hashable {
     isCancelled: @escaping () -> Bool = { false },
     _ draw: (DrawingContext) throws -> Void
   ) throws -> RenderedImage {
+    try renderFollowingCancellationRule(startingWith: 0, isCancelled: isCancelled, draw)
+  }
+
+  /// ``render(isCancelled:_:)`` with every pixel starting at `pixel` (premultiplied ARGB32): the
+  /// buffer filled with it in chunks, checking for cancellation between them.
+  func renderFollowingCancellationRule(
+    startingWith pixel: UInt32, isCancelled: @escaping () -> Bool, _ draw: (DrawingContext) throws -> Void
+  ) throws -> RenderedImage {
     // Once seen, a cancellation stays: the draw code may have stopped at it without throwing.
     var cancelled = false
     let check = {
@@ -105,9 +113,15 @@ public struct ImageRenderer: Sendable, Hashable {
       return cancelled
     }
     if check() { throw CancellationError() }
-    let image = try render(startingWith: 0, isCancelled: check, pollsWhileFilling: true, draw)
+    let image = try render(startingWith: pixel, isCancelled: check, pollsWhileFilling: true, draw)
     if check() { throw CancellationError() }
     return image
+  }
+
+  /// The pixel `DrawingContext.clear(to: color)` writes (cairo's own conversion, read off a 1×1
+  /// image), so that a buffer can start with it instead of being painted a second time.
+  static func clearPixel(_ color: Color) throws -> UInt32 {
+    try ImageRenderer(size: Size(width: 1, height: 1)).render(startingWith: 0) { $0.clear(to: color) }.pixels[0]
   }
 
   /// Whether the pixel grid covers ``size`` exactly (no partly covered edge pixels): a fill of the

@@ -3,11 +3,11 @@ import Synchronization
 
 /// A fixed set of serial draw queues, each a worker thread with an atomic count of pending work.
 ///
-/// ``enqueue(_:)`` puts work on the queue with the fewest pending items (ties go to the lowest
+/// ``enqueue(_:)->_`` puts work on the queue with the fewest pending items (ties go to the lowest
 /// index). Cancelling a queued item through its ``PoolTicket`` is O(1) and takes it out of its
 /// queue's count at once — not when the worker reaches it — so the least-pending choice sees the
 /// real load. The worker skips cancelled items. A worker whose queue is empty takes the oldest
-/// waiting item of the busiest other queue (work placed with ``enqueue(_:)`` only), so one long
+/// waiting item of the busiest other queue (work placed with ``enqueue(_:)->_`` only), so one long
 /// draw never holds the items queued behind it while another queue is idle.
 ///
 /// A pool lives as long as someone holds it: layers hold theirs, and when the last reference goes

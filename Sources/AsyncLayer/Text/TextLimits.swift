@@ -27,6 +27,10 @@ public struct TextLimits: Sendable, Hashable {
   /// The most paragraphs in one layout (a paragraph ends at a line feed, a carriage return or
   /// U+2029); 1 000 by default.
   public var maximumParagraphs: Int
+  /// The longest run without a space a ``TextTile`` accepts when its lines wrap between characters
+  /// (``WrapMode/wordChar``, or Lao, Khmer and Myanmar text); 16 KiB by default. Such a run costs
+  /// Pango time that grows with its square (250 KB of Khmer without spaces: 52 s).
+  public var maximumUnbrokenBytes: Int = TextLimits.defaultMaximumUnbrokenBytes
 
   /// Limits of `maximumBytes` bytes and `maximumParagraphs` paragraphs per layout.
   public init(maximumBytes: Int = 256 << 10, maximumParagraphs: Int = 1_000) {

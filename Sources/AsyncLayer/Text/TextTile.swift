@@ -48,7 +48,9 @@ public struct TextTile: Sendable, Hashable {
   /// Degenerate tiles are refused rather than drawn blank or a pixel tall: empty text
   /// (``RenderError/emptyText``; text of only spaces is drawn, as a blank line), a scale below
   /// ``ImageRenderer/minimumScale``, a line spacing below minus half the font size, and a width or
-  /// height left empty by the padding.
+  /// height left empty by the padding. A run of more than ``TextLimits/maximumUnbrokenBytes``
+  /// without a space, where lines wrap between characters, is refused with
+  /// ``RenderError/invalidValue(name:value:expected:)`` before Pango sees it.
   ///
   /// **Cancellation rule** (the same as the async ``render(on:)``): `isCancelled` is checked before
   /// the layout, between the pieces of a long layout, before and while the pixel buffer is
@@ -63,6 +65,9 @@ public struct TextTile: Sendable, Hashable {
     // Validates width, height and scale (and the pixel limits) before any layout work.
     _ = try ImageRenderer(size: Size(width: width, height: height ?? 1), scale: scale, memoryCap: memoryCap)
     if content.source.isEmpty { throw RenderError.emptyText }
+    // Before Pango: a long run it must wrap between characters takes seconds to minutes, uncancellably.
+    try limits.check(content.source)  // the size first: a 10 MB text fails without a scan
+    try limits.checkUnbrokenRuns(content.source, wrap: style.wrap)
     if isCancelled() { throw CancellationError() }
     let textWidth = width - padding.left - padding.right
     guard textWidth > 0 else { throw RenderError.invalidDimension(name: "width inside the padding", value: textWidth) }
@@ -84,8 +89,12 @@ public struct TextTile: Sendable, Hashable {
     let tileHeight = height ?? layout.size.height + padding.top + padding.bottom
     let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale, memoryCap: memoryCap)
     var linesDrawn = 0
-    let image = try renderer.render(isCancelled: isCancelled) { context in
-      if let background { context.clear(to: background) }
+    // The background is written while the buffer is filled (in chunks, with cancellation checks
+    // between them), not painted over it afterwards in one uninterruptible pass: a 12000 × 10268
+    // pixel tile spent some 40 ms in that paint. A clear sets every pixel alike, so it is the same.
+    let startPixel = try background.map(ImageRenderer.clearPixel) ?? 0
+    let image = try renderer.renderFollowingCancellationRule(startingWith: startPixel, isCancelled: isCancelled) {
+      context in
       context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: width, height: tileHeight))
       context.glyphCompositing = glyphCompositing
       linesDrawn = context.draw(layout, at: Point(x: padding.left, y: padding.top))

@@ -19,8 +19,9 @@ func median(_ values: [Double]) -> Double {
 }
 
 /// Starts `work`, cancels it `delay` after the start, returns (cancel → throw, how it ended).
-func cancelLatency(after delay: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> (Duration, String)
-{
+func cancelLatency(after delay: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> (
+  Duration, String
+) {
   let task = Task { try await work() }
   try? await Task.sleep(for: delay)
   let cancelled = clock.now
@@ -63,7 +64,8 @@ func time(_ name: String, _ body: () throws -> Void) {
 let pool = QueuePool(queueCount: 2, name: "bench")
 let style = TextStyle(font: "DejaVu Sans 14")
 let prose = String(repeating: "The quick brown fox jumps over the lazy dog, and keeps running. ", count: 4)
-let hugeParagraph = String(String(repeating: "lorem ipsum dolor sit amet consectetur ", count: 7_000).prefix(256 << 10 - 16))
+let hugeParagraph = String(
+  String(repeating: "lorem ipsum dolor sit amet consectetur ", count: 7_000).prefix(256 << 10 - 16))
 let khmerWords = ["ភាសា", "ខ្មែរ", "មិន", "ដក", "ឃ្លា", "រវាង", "ពាក្យ", "ទេ", "ដូច", "ភាសា", "ថៃ", "ដែរ"]
 var khmer = ""
 while khmer.utf8.count < 250_000 { khmer += khmerWords[khmer.utf8.count % khmerWords.count] }
@@ -74,6 +76,27 @@ let bigTile = TextTile(.plain(prose), style: style, width: 6000, height: 5134, s
 let hugeTile = TextTile(.plain(hugeParagraph), style: style, width: 375, height: 800, scale: 2, background: .white)
 let khmerTile = TextTile(
   .plain(khmerText), style: TextStyle(font: "Khmer OS 14"), width: 375, height: 800, scale: 2, background: .white)
+
+if CommandLine.arguments.contains("--unbroken-scan") {
+  // How a run without break opportunities grows: Khmer without spaces (wrapped word-char by
+  // default) and Latin letters without spaces in .wordChar, at 375 points.
+  for kib in [8, 16, 24, 32, 48, 64] {
+    let khmerRun = String(khmerText.utf8.prefix(kib << 10).split(separator: 0).first.map { Substring($0) } ?? "")
+    var wordChar = style
+    wordChar.wrap = .wordChar
+    let latin = String(repeating: "abcdefghij", count: (kib << 10) / 10)
+    for (name, tile) in [
+      (
+        "Khmer without spaces",
+        TextTile(.plain(khmerRun), style: TextStyle(font: "Khmer OS 14"), width: 375, height: 800)
+      ),
+      ("Latin letters, .wordChar", TextTile(.plain(latin), style: wordChar, width: 375, height: 800)),
+    ] {
+      time("\(kib) KiB \(name)") { _ = try tile.render() }
+    }
+  }
+  exit(0)
+}
 
 print("cancel-latency: \(runs) runs per delay, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
 time("normal tile (375 pt, scale 2)") { _ = try normalTile.render() }
