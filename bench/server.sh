@@ -85,6 +85,14 @@ if [ "$WHAT" = all ] || [ "$WHAT" = throughput ]; then
       wrk -t1 -c"$c" -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
       echo "round $round wrk c=$c $(wrk_figures "$WORK/wrk.txt")" | tee -a "$raw"
     done
+    # The same at 64 connections without hang-up detection (--no-cancel): connections are kept alive,
+    # which tells what consumeWithCancellationOnInboundClose's close after each response costs.
+    stop_server
+    start_server --no-cancel
+    wrk -t1 -c64 -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
+    echo "round $round wrk-keepalive c=64 $(wrk_figures "$WORK/wrk.txt")" | tee -a "$raw"
+    stop_server
+    start_server
   done
   stop_server
   python3 - "$raw" "$MACHINE" "$QUEUES" >"$OUT/throughput.txt" <<'PY'
@@ -95,7 +103,9 @@ for line in open(raw):
     parts = line.split()
     if parts[2] == "layerbench": lb.append(float(parts[3]))
     else:
-        c = int(parts[3].split("=")[1]); wrk.setdefault(c, []).append([float(x) for x in parts[4:8]])
+        c = int(parts[3].split("=")[1])
+        key = f"{c} keep-alive" if parts[2] == "wrk-keepalive" else c
+        wrk.setdefault(key, []).append([float(x) for x in parts[4:8]])
 base = statistics.median(lb)
 print(f"Tile server vs `layerbench throughput --png fast --workers {queues}` (same tile: the throughput command's default")
 print(f"text, Sans 14, 375 pt, scale 2, PNG), release builds, {machine}.")
@@ -103,13 +113,15 @@ print(f"Medians of {len(lb)} interleaved rounds; wrk -t1, {queues} draw queues; 
 print(f"layerbench: {base:.1f} tiles/s (rounds: {', '.join(f'{x:.1f}' for x in lb)})")
 print()
 print("connections  tiles/s  of layerbench  p50 ms  p99 ms  non-2xx")
-for c in sorted(wrk):
+print("(the server answers drawing requests with Connection: close, the price of hang-up detection; the last")
+print(" row is the --no-cancel server, whose connections stay open)")
+for c in sorted(wrk, key=lambda k: (isinstance(k, str), k if isinstance(k, int) else 0)):
     rows = wrk[c]
     rps = statistics.median(r[0] for r in rows)
     p50 = statistics.median(r[1] for r in rows)
     p99 = statistics.median(r[2] for r in rows)
     bad = sum(int(r[3]) for r in rows)
-    print(f"{c:>11}  {rps:7.1f}  {100 * rps / base:12.1f}%  {p50:6.2f}  {p99:6.2f}  {bad:7d}")
+    print(f"{c!s:>11}  {rps:7.1f}  {100 * rps / base:12.1f}%  {p50:6.2f}  {p99:6.2f}  {bad:7d}")
 PY
   cat "$OUT/throughput.txt"
 fi
