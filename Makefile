@@ -22,7 +22,8 @@ OUT ?= out
 PC_SHADOW := $(CURDIR)/.build/pkgconfig-shadow
 SWIFT_FLAGS := --pkg-config-path $(PC_SHADOW)
 
-.PHONY: pkgconfig-shadow run test test-tsan test-slurm build release deps samples lint format docs fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean
+.PHONY: pkgconfig-shadow run test test-tsan test-slurm build release deps samples lint format docs fuzz-build fuzz fuzz-replay bench-c bench-callgrind clean \
+        serve test-server
 
 # Installs the Debian packages $(1) that are missing (sudo only when not root).
 define apt_install
@@ -73,11 +74,29 @@ test-slurm: release
 	$(call apt_install,$(SLURM_TEST_PACKAGES))
 	scripts/slurm/test-local.sh
 
+# The tile and report server (Server/, a package of its own with Hummingbird: not part of `make run` or
+# `make test`). `make serve` runs it in the foreground on 127.0.0.1:$${PORT:-8080} (SERVE_FLAGS adds
+# options, e.g. SERVE_FLAGS=--no-cancel); `make test-server` runs its tests, then the real server on a free
+# loopback port under wrk, a client that hangs up mid-draw and SIGTERM (Server/scripts/live-test.sh). CI runs it.
+SERVER_TEST_PACKAGES := wrk curl python3
+SERVE_FLAGS ?=
+serve: deps
+	cd Server && $(SWIFT) build $(SWIFT_FLAGS) -c release --product asynclayer-server
+	Server/.build/release/asynclayer-server --host 127.0.0.1 --port $${PORT:-8080} $(SERVE_FLAGS)
+
+test-server: deps
+	$(call apt_install,$(SERVER_TEST_PACKAGES))
+	cd Server && $(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	cd Server && $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	Server/scripts/live-test.sh Server/.build/debug/asynclayer-server
+
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
+	  Server/Package.swift Server/Sources Server/Tests
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
+	  Server/Package.swift Server/Sources Server/Tests
 
 # The DocC catalog (Sources/AsyncLayer/AsyncLayer.docc) and the `///` docs of the public API, built by
 # swift-docc-plugin into .build/plugins/Swift-DocC/outputs/AsyncLayer.doccarchive. Any warning (a symbol
@@ -127,6 +146,6 @@ fuzz-replay: fuzz-build
 	if [ -n "$$failed" ]; then echo "fuzz-replay: failed in:$$failed"; exit 1; fi
 
 clean:
-	rm -rf .build .build-tsan $(FUZZ_SCRATCH) $(OUT) bench/out
+	rm -rf .build .build-tsan $(FUZZ_SCRATCH) $(OUT) bench/out Server/.build
 
 include Makefile.bench

@@ -40,7 +40,13 @@ final class PoolRun<Value: Sendable>: Sendable {
 
   /// Keeps the queued item's ticket; a cancel that came before it is carried out here.
   func setTicket(_ ticket: PoolTicket) {
-    state.withLock { $0.ticket = ticket }
+    // A run that already ended keeps no ticket (see `end`): its work item would hold it in memory.
+    let running = state.withLock { state in
+      guard state.continuation != nil else { return false }
+      state.ticket = ticket
+      return true
+    }
+    guard running else { return }
     if isCancelled, ticket.cancel() { end(.failure(CancellationError()), .cancelledWhileQueued, cpuTime: .zero) }
   }
 
@@ -73,7 +79,12 @@ final class PoolRun<Value: Sendable>: Sendable {
   /// caller's `await` returns.
   private func end(_ result: Result<Value, any Error>, _ outcome: PoolRunRecord.Outcome, cpuTime: Duration) {
     let continuation = state.withLock { state in
-      defer { state.continuation = nil }
+      // The ticket's work item holds a closure that holds this run: letting go of the ticket here
+      // breaks that cycle, or every run (and the image it captured) would stay in memory.
+      defer {
+        state.continuation = nil
+        state.ticket = nil
+      }
       return state.continuation
     }
     guard let continuation else { return }

@@ -1,0 +1,82 @@
+public import AsyncLayer
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The request's deadline passed before its draw finished.
+struct DeadlineExceeded: Error {}
+
+/// Runs a request's drawing on the server's ``QueuePool`` under the request's deadline.
+///
+/// With cancellation (the default) the work is a child of the request's task: the deadline, or a
+/// client hang-up that cancels the handler, cancels it — a queued draw leaves its queue at once, a
+/// running one stops at its next check, and the call throws. Without (`--no-cancel`) the work runs in
+/// an unstructured `Task` whose value is awaited, as a handler that knows nothing of cancellation
+/// would: nothing reaches it, and a result that comes after the deadline is thrown away.
+public struct DrawRunner: Sendable {
+  /// The pool every draw runs on.
+  public let pool: QueuePool
+  let metrics: ServerMetrics
+  let cancellation: Bool
+
+  /// Runs `work` on the pool, its CPU time counted as undelivered unless it returns in time.
+  func draw<T: Sendable>(
+    deadline: Duration, _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+  ) async throws -> T {
+    let cpu = Atomic<Int64>(0)
+    let pool = pool
+    // Thread CPU time of the work, whether it finishes, throws or is cancelled part-way.
+    let measured: @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T = { isCancelled in
+      let start = Self.threadCPUNanoseconds()
+      defer { cpu.add(Self.threadCPUNanoseconds() - start, ordering: .relaxed) }
+      let value = try work(isCancelled)
+      // A synchronous render stopped part-way may return what it drew: never hand that out.
+      if isCancelled() { throw CancellationError() }
+      return value
+    }
+    do {
+      return try await within(deadline) {
+        if cancellation {
+          return try await pool.run(measured)
+        }
+        return try await pool.run { _ in try measured({ false }) }
+      }
+    } catch {
+      metrics.recordUndelivered(cpuSeconds: Double(cpu.load(ordering: .relaxed)) / 1e9)
+      throw error
+    }
+  }
+
+  /// `operation` under `deadline`: throws ``DeadlineExceeded`` when it passes (cancelling the
+  /// operation, or, without cancellation, once the operation is done).
+  func within<T: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws
+    -> T
+  {
+    if !cancellation {
+      let start = ContinuousClock.now
+      // Unstructured: neither the deadline nor the request's cancellation reaches the work.
+      let value = try await Task { try await operation() }.value
+      if ContinuousClock.now - start > deadline { throw DeadlineExceeded() }
+      return value
+    }
+    return try await withThrowingTaskGroup(of: T.self) { group in
+      group.addTask { try await operation() }
+      group.addTask {
+        try await Task.sleep(for: deadline)
+        throw DeadlineExceeded()
+      }
+      defer { group.cancelAll() }
+      guard let value = try await group.next() else { throw CancellationError() }
+      return value
+    }
+  }
+
+  static func threadCPUNanoseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+  }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import AsyncLayer
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import TileServer
+import UnixSignals
+
+/// `asynclayer-server`: the tile and report server, in the foreground until SIGTERM or SIGINT,
+/// which stop new connections, let the requests in flight finish, and exit 0.
+@main
+struct ServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "asynclayer-server",
+    abstract: "Serve text tiles (PNG) and reports (PDF, PNG, SVG) drawn with AsyncLayer.",
+    discussion: """
+      Routes: GET /tile.png?text=…, POST /tile.png (a JSON tile in the batch line schema), \
+      POST /report?format=pdf|png|svg (a report spec), GET /metrics (Prometheus), GET /health. \
+      See docs/server.md.
+      """)
+
+  @Option(help: "Address to bind.")
+  var host = "127.0.0.1"
+
+  @Option(help: "Port (0 picks a free one; the chosen port is printed).")
+  var port = 8080
+
+  @Option(help: "Serial draw queues (default: active cores, at most 6).")
+  var queues = ServerConfiguration.defaultQueueCount
+
+  @Option(name: .customLong("max-pending"), help: "Draws that may wait in the pool; more get 503 with Retry-After.")
+  var maxPending = 256
+
+  @Option(name: .customLong("max-body"), help: "Largest request body in bytes (413 beyond).")
+  var maxBody = ServerLimits().maximumBodyBytes
+
+  @Option(name: .customLong("max-pixels"), help: "Most device pixels of a tile or page (width × height × scale²).")
+  var maxPixels = ServerLimits().maximumPixels
+
+  @Option(name: .customLong("max-pages"), help: "Most pages of a report.")
+  var maxPages = ServerLimits().maximumPages
+
+  @Option(name: .customLong("max-text"), help: "Most UTF-8 bytes of a tile's text or a report paragraph.")
+  var maxText = ServerLimits().maximumTextBytes
+
+  @Option(name: .customLong("timeout"), help: "Default request deadline in milliseconds.")
+  var timeout = ServerLimits().defaultTimeoutMilliseconds
+
+  @Option(
+    name: .customLong("max-timeout"), help: "Longest deadline a request may ask for (timeout=…), in milliseconds.")
+  var maxTimeout = ServerLimits().maximumTimeoutMilliseconds
+
+  @Option(
+    name: .customLong("files-root"),
+    help: "The only folder whose files (report images, fonts) a request may name; without it every path is refused.")
+  var filesRoot: String?
+
+  @Option(name: .customLong("font-file"), help: "A font file or folder to register at start-up; repeatable.")
+  var fontFiles: [String] = []
+
+  @Flag(
+    name: .customLong("no-cancel"),
+    help: "Render without cancellation (for comparisons): deadlines and hang-ups do not stop draws.")
+  var noCancel = false
+
+  func validate() throws {
+    guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+    guard (1...64).contains(queues) else { throw ValidationError("--queues must be 1 to 64") }
+    for (name, value) in [
+      ("--max-pending", maxPending), ("--max-body", maxBody), ("--max-pixels", maxPixels), ("--max-pages", maxPages),
+      ("--max-text", maxText), ("--timeout", timeout), ("--max-timeout", maxTimeout),
+    ] where value < 1 {
+      throw ValidationError("\(name) must be at least 1 (got \(value))")
+    }
+    guard maxPixels <= 32767 * 32767 else {
+      throw ValidationError("--max-pixels must be at most 32767² (cairo's limit)")
+    }
+    if let filesRoot {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: filesRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw ValidationError("--files-root \(filesRoot) is not a folder")
+      }
+    }
+  }
+
+  func run() async throws {
+    for file in fontFiles {
+      do {
+        _ = try FontFiles.register(file)
+      } catch {
+        throw ValidationError("--font-file \(file): \(error)")
+      }
+    }
+    let limits = ServerLimits(
+      maximumBodyBytes: maxBody, maximumPixels: maxPixels, maximumPages: maxPages, maximumTextBytes: maxText,
+      defaultTimeoutMilliseconds: min(timeout, maxTimeout), maximumTimeoutMilliseconds: maxTimeout)
+    let server = TileServer(
+      configuration: ServerConfiguration(
+        host: host, port: port, queueCount: queues, pendingLimit: maxPending, limits: limits,
+        filesRoot: filesRoot, cancellation: !noCancel))
+    let logger = Logger(label: "asynclayer-server")
+    let host = host
+    let cancellation = !noCancel
+    let app = server.application { channel in
+      let port = channel.localAddress?.port ?? 0
+      // Unbuffered: scripts wait for this line to learn the port.
+      FileHandle.standardOutput.write(
+        Data("asynclayer-server listening on \(host):\(port) (cancellation \(cancellation ? "on" : "off"))\n".utf8))
+    }
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+    print("asynclayer-server stopped")
+  }
+}

@@ -1,0 +1,26 @@
+import Dispatch
+
+/// Holds a pool queue until the test opens it: the item the gate blocks runs first, so the items
+/// behind it stay queued for as long as the test needs, without sleeps.
+final class Gate: Sendable {
+  private let semaphore = DispatchSemaphore(value: 0)
+  private let started = DispatchSemaphore(value: 0)
+
+  /// Blocks the calling (pool) thread until ``open()``; tells ``waitUntilHeld()`` first.
+  func hold() {
+    started.signal()
+    semaphore.wait()
+  }
+
+  /// Returns once a queue thread is inside ``hold()``.
+  func waitUntilHeld() async {
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        self.started.wait()
+        continuation.resume()
+      }
+    }
+  }
+
+  func open() { semaphore.signal() }
+}

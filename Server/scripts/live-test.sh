@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The real server on loopback (a free port), driven by real clients: wrk for a few seconds, a client that
+# hangs up during a large draw (its draw must be cancelled while running, seen in /metrics), a request in
+# flight when SIGTERM comes (it must complete), and exit status 0. Used by `make test-server`.
+#   Server/scripts/live-test.sh path/to/asynclayer-server
+set -euo pipefail
+BIN=${1:?usage: live-test.sh path/to/asynclayer-server}
+WORK=$(mktemp -d)
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then kill -KILL "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "live-test: FAIL: $*" >&2; echo "--- server log" >&2; cat "$WORK/server.log" >&2 || true; exit 1; }
+
+# Larger limits than the defaults so that one tile takes seconds: the hang-up must land mid-draw.
+"$BIN" --port 0 --queues 2 --max-text 262144 --max-pixels 200000000 --max-timeout 120000 >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+PORT=""
+for _ in $(seq 1 300); do
+  PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log" | head -1)
+  [ -n "$PORT" ] && break
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited at start"
+  sleep 0.1
+done
+[ -n "$PORT" ] || fail "the server did not report its port"
+URL="http://127.0.0.1:$PORT"
+echo "live-test: server on $URL (pid $SERVER_PID)"
+
+curl -fsS "$URL/health" | grep -q '"status":"ok"' || fail "/health"
+curl -fsS -o "$WORK/t.png" "$URL/tile.png?text=Hello&width=200&height=40&scale=1"
+[ "$(head -c 8 "$WORK/t.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "GET /tile.png is not a PNG"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/tile.png?text=x&width=nan")" = 400 ] || fail "width=nan is not 400"
+
+# wrk: a few seconds of keep-alive load on one tile; every response must be 200.
+wrk -t1 -c8 -d3s --latency "$URL/tile.png?text=The%20quick%20brown%20fox&width=375&scale=2" | tee "$WORK/wrk.txt"
+grep -q "Non-2xx" "$WORK/wrk.txt" && fail "wrk saw non-2xx responses"
+requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+[ "${requests:-0}" -gt 0 ] || fail "wrk completed no request"
+echo "live-test: wrk completed $requests requests"
+
+metric() { curl -fsS "$URL/metrics" | awk -v name="$1" '$1 == name {print $2}'; }
+running='asynclayer_draws_cancelled_total{stage="running"}'
+before=$(metric "$running")
+
+# A large tile (about 200 KiB of text, wrapped at 2000 pt, scale 2): seconds of drawing. curl gives up
+# after 1 s and closes the connection; the draw must stop (cancelled while running).
+python3 -c 'import json, sys; json.dump({"text": "Lorem ipsum dolor sit amet " * 7500, "width": 2000, "scale": 2}, sys.stdout)' >"$WORK/big.json"
+start=$(date +%s.%N)
+curl -s -o /dev/null --max-time 1 --data-binary "@$WORK/big.json" "$URL/tile.png?timeout=120000" && fail "the large tile finished within 1 s: it is not large enough for the hang-up test"
+after=""
+for _ in $(seq 1 100); do
+  after=$(metric "$running")
+  [ "${after%.*}" -gt "${before%.*}" ] && break
+  sleep 0.1
+done
+[ "${after%.*}" -gt "${before%.*}" ] || fail "no draw was cancelled while running after the client hung up ($running: $before → $after)"
+stopped=$(python3 -c "import time; print(f'{time.time() - $start:.2f}')")
+echo "live-test: hang-up cancelled the running draw ($running $before → $after, $stopped s after the request started)"
+curl -fsS "$URL/metrics" | grep -E '^asynclayer_(draws|draw_cpu|client_hangups)' || true
+
+# SIGTERM with a request in flight: the request completes (200), then the server exits 0.
+python3 -c 'import json, sys; json.dump({"text": "word " * 20000, "width": 1500, "scale": 2}, sys.stdout)' >"$WORK/medium.json"
+curl -s -o "$WORK/inflight.png" -w '%{http_code}' --data-binary "@$WORK/medium.json" "$URL/tile.png?timeout=120000" >"$WORK/inflight.code" &
+CURL_PID=$!
+for _ in $(seq 1 100); do
+  [ "$(metric asynclayer_queue_depth)" != "0" ] && break
+  sleep 0.02
+done
+kill -TERM "$SERVER_PID"
+wait "$CURL_PID" || true
+status=0
+wait "$SERVER_PID" || status=$?
+SERVER_PID=""
+[ "$(cat "$WORK/inflight.code")" = 200 ] || fail "the request in flight at SIGTERM got $(cat "$WORK/inflight.code"), not 200"
+[ "$status" = 0 ] || fail "the server exited with $status after SIGTERM"
+echo "live-test: SIGTERM drained the request in flight (200) and the server exited 0"
+echo "live-test: OK"
