@@ -24,13 +24,16 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
   targets: [
-    // cairo + pangocairo (plus libdeflate and libturbojpeg, the codecs the image path uses).
+    // cairo + pangocairo (plus libdeflate and libturbojpeg, the codecs the image path uses; librsvg for
+    // SVG images and libqrencode for QR codes in reports).
     .systemLibrary(
       name: "CCairo",
       pkgConfig: "pangocairo",
       providers: [
-        .apt(["libcairo2-dev", "libpango1.0-dev", "libdeflate-dev", "libturbojpeg0-dev"]),
-        .brew(["cairo", "pango", "libdeflate", "jpeg-turbo"]),
+        .apt([
+          "libcairo2-dev", "libpango1.0-dev", "libdeflate-dev", "libturbojpeg0-dev", "librsvg2-dev", "libqrencode-dev",
+        ]),
+        .brew(["cairo", "pango", "libdeflate", "jpeg-turbo", "librsvg", "qrencode"]),
       ]
     ),
     .target(

@@ -106,6 +106,8 @@ public enum ReportBlock: Sendable, Hashable {
   case pageBreak
   /// The headings of the document with their page numbers (see ``ReportDocument/addTableOfContents()``).
   case tableOfContents
+  /// A picture kept whole on one page: an image, an SVG, a chart or a QR code.
+  case figure(ReportFigure)
 }
 
 /// The PDF's descriptive metadata (besides the title).

@@ -35,6 +35,8 @@ extension ReportLayout {
         context.stroke(rect, color: color, lineWidth: lineWidth)
       case .link(let rect, let target):
         context.addLink(rect, to: target)
+      case .figure(let figure, let frame):
+        try context.draw(figure, in: frame)
       }
     }
   }

@@ -113,6 +113,8 @@ public enum ReportElement: Sendable, Hashable {
   case fill(Rect, color: Color)
   /// A rectangle outline (table cell borders).
   case stroke(Rect, color: Color, lineWidth: Double)
+  /// A figure (image, SVG, chart or QR code) drawn into a frame.
+  case figure(ReportFigure, frame: Rect)
 }
 
 /// A range of lines of one text, placed on a page.

@@ -119,6 +119,9 @@ struct ReportPaginator {
       case .tableOfContents:
         addSpacing(style.blockSpacing)
         try placeTableOfContents(blockIndex: index)
+      case .figure(let figure):
+        addSpacing(style.blockSpacing)
+        placeFigure(figure)
       }
     }
   }
@@ -190,7 +193,7 @@ struct ReportPaginator {
       // One line of body text; a table checks its own header-plus-first-row fit.
       let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + layout.size.height
-    case .image, .pageBreak, .tableOfContents, nil:
+    case .image, .pageBreak, .tableOfContents, .figure, nil:
       return 0
     }
   }

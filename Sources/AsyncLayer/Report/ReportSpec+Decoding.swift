@@ -74,14 +74,15 @@ extension ReportSpec: Decodable {
 extension ReportSpec.Item: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
     case heading, level, paragraph, markup, spans, table, image, scale, pageBreak, contents
+    case chart, qrCode, alt, width, height, errorCorrection
   }
 
   private static let kinds: [CodingKeys] = [
-    .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents,
+    .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents, .chart, .qrCode,
   ]
 
   /// Decodes one content item: an object with exactly one of the item keys (`heading`, `paragraph`,
-  /// `markup`, `spans`, `table`, `image`, `pageBreak`, `contents`).
+  /// `markup`, `spans`, `table`, `image`, `pageBreak`, `contents`, `chart`, `qrCode`).
   public init(from decoder: any Decoder) throws {
     try ReportSpecKey.rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
     let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -93,6 +94,15 @@ extension ReportSpec.Item: Decodable {
           ? "expected one of \(names)"
           : "expected only one of \(names), found "
             + present.map(\.rawValue).joined(separator: " and "), at: container.codingPath)
+    }
+    if [.image, .chart, .qrCode].contains(kind) {
+      if let figure = try Self.decodeFigure(kind, in: container) {
+        self = .figure(figure)
+        return
+      }
+    } else if let misplaced = [CodingKeys.alt, .width, .height, .errorCorrection].first(where: container.contains) {
+      throw DecodingError.invalid(
+        "only an image, chart or qrCode item takes \(misplaced.rawValue)", at: container.codingPath + [misplaced])
     }
     switch kind {
     case .heading:
@@ -131,5 +141,47 @@ extension ReportSpec.Item: Decodable {
       }
       self = .pageBreak
     }
+  }
+
+  /// A figure item (`chart`, `qrCode`, or an `image` with `alt`, `width` or `height`); nil for a
+  /// plain `image`, which stays ``ReportSpec/Item/image(path:scale:)``.
+  private static func decodeFigure(_ kind: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws
+    -> ReportSpec.Figure?
+  {
+    let alt = try container.decodeIfPresent(String.self, forKey: .alt)
+    var sides: [Double?] = []
+    for key in [CodingKeys.width, .height] {
+      let side = try container.decodeIfPresent(Double.self, forKey: key)
+      if let side, !(side >= 1 && side <= 14_400) {
+        throw DecodingError.invalid("expected a size from 1 to 14400 points (got \(side))", at: container.codingPath + [key])
+      }
+      sides.append(side)
+    }
+    if kind != .qrCode, container.contains(.errorCorrection) {
+      throw DecodingError.invalid(
+        "only a qrCode item takes errorCorrection", at: container.codingPath + [CodingKeys.errorCorrection])
+    }
+    if kind != .image, container.contains(.scale) {
+      throw DecodingError.invalid("only an image item takes scale", at: container.codingPath + [CodingKeys.scale])
+    }
+    let source: ReportSpec.Figure.Source
+    switch kind {
+    case .chart:
+      source = .chart(try container.decode(SpecChart.self, forKey: .chart).chart)
+    case .qrCode:
+      let level =
+        try container.decodeIfPresent(SpecChoice<QRCode.ErrorCorrection>.self, forKey: .errorCorrection)?.value
+        ?? .medium
+      source = .qrCode(try container.decode(String.self, forKey: .qrCode), errorCorrection: level)
+    default:
+      guard alt != nil || sides.contains(where: { $0 != nil }) else { return nil }
+      let scale = try container.decodeIfPresent(Double.self, forKey: .scale) ?? 1
+      guard scale >= 0.001, scale <= 1000 else {
+        throw DecodingError.invalid(
+          "expected pixels per point from 0.001 to 1000 (got \(scale))", at: container.codingPath + [CodingKeys.scale])
+      }
+      source = .file(path: try container.decode(String.self, forKey: .image), scale: scale)
+    }
+    return ReportSpec.Figure(source, width: sides[0], height: sides[1], alternativeText: alt)
   }
 }

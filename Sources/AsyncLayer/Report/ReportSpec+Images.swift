@@ -42,17 +42,31 @@ extension ReportSpec {
     mutating func load(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws
       -> RenderedImage
     {
+      let (resolved, data) = try read(file, relativeTo: base, specPath: specPath)
+      return try decode(data, resolved: resolved, scale: scale, specPath: specPath)
+    }
+
+    /// The bytes of the image file `file` (relative to `base`) and its resolved path; a missing
+    /// or unreadable file is a ``ReportSpecError`` at `specPath`.
+    func read(_ file: String, relativeTo base: String, specPath: String) throws -> (path: String, data: Data) {
       let resolved = file.hasPrefix("/") ? file : URL(fileURLWithPath: base).appendingPathComponent(file).path
-      let data: Data
       do {
-        data = try BoundedFileReader.read(
-          resolved, limit: ReportSpec.maximumImageFileBytes, purpose: "an image file", regularFileOnly: true)
+        return (
+          resolved,
+          try BoundedFileReader.read(
+            resolved, limit: ReportSpec.maximumImageFileBytes, purpose: "an image file", regularFileOnly: true)
+        )
       } catch {
         if case .cannotRead(let failure) = error, failure.reason == FileErrorDescription.reason(errno: ENOENT) {
           throw ReportSpecError(path: specPath, message: "image file not found: \(resolved)")
         }
         throw ReportSpecError(path: specPath, message: error.description)
       }
+    }
+
+    /// Decodes the PNG or JPEG `data` read from `resolved` at the size it will be drawn, within
+    /// the memory limit.
+    mutating func decode(_ data: Data, resolved: String, scale: Double, specPath: String) throws -> RenderedImage {
       do {
         let source = try ImageDecoder.pixelSize(of: data)
         try ImageDecoder.checkLimits(source, maximumPixelCount: ImageDecoder.defaultMaximumPixelCount)

@@ -27,9 +27,13 @@ public import Foundation
 /// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
 /// `baselineShift`, `link`), `table` (`columns`, `widths`, `rows`, and per column `align` — the
 /// alignment words or `decimal` — and `formats`: `"text"`, `"number"`, `"currency"`, `"percent"`,
-/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG or JPEG path, relative to the
-/// spec file, with an optional `scale` in pixels per point), `{"pageBreak": true}` and
-/// `{"contents": true}` (a table of contents). A spec that does not
+/// `"date"` or `{"format", "decimals", "symbol", "pattern"}`), `image` (a PNG, JPEG or SVG path,
+/// relative to the spec file, with an optional `scale` in pixels per point; SVG is drawn as vectors),
+/// `chart` (`type` `bar` or `line`, `title`, `categories`, `series` of `{"name", "values",
+/// "color"}` with `null` for a gap, `referenceLines`), `qrCode` (its text, with `errorCorrection`
+/// `L`, `M`, `Q` or `H`), `{"pageBreak": true}` and `{"contents": true}` (a table of contents). An
+/// image, chart or QR code takes `width` and `height` in points and `alt`, a description for
+/// readers who cannot see it (see ``ReportSpec/Figure``). A spec that does not
 /// decode throws ``ReportSpecError`` naming the JSON path at fault:
 ///
 /// ```swift
@@ -59,6 +63,8 @@ public struct ReportSpec: Sendable, Hashable {
     case image(path: String, scale: Double)
     /// Starts a new page (`{"pageBreak": true}`).
     case pageBreak
+    /// An image with a size or alternative text (PNG, JPEG or SVG), a chart or a QR code.
+    case figure(Figure)
   }
 
   /// The document title, shown on the first page and stored in the PDF.
@@ -227,7 +233,21 @@ public struct ReportSpec: Sendable, Hashable {
       case .table(let table):
         document.addTable(table)
       case .image(let file, let scale):
-        document.addImage(try images.load(file, scale: scale, relativeTo: baseDirectory, specPath: path + ".image"))
+        let (resolved, data) = try images.read(file, relativeTo: baseDirectory, specPath: path + ".image")
+        if SVGImage.looksLikeSVG(data) {
+          // An SVG file is drawn as vectors, at its own size.
+          document.addFigure(
+            try Self.makeFigure(
+              Figure(.file(path: file, scale: scale)), images: &images, base: baseDirectory,
+              contentWidth: images.contentSize.width, style: style, specPath: path))
+        } else {
+          document.addImage(try images.decode(data, resolved: resolved, scale: scale, specPath: path + ".image"))
+        }
+      case .figure(let figure):
+        document.addFigure(
+          try Self.makeFigure(
+            figure, images: &images, base: baseDirectory, contentWidth: images.contentSize.width, style: style,
+            specPath: path))
       case .pageBreak:
         document.blocks.append(.pageBreak)
       }
