@@ -193,7 +193,12 @@ struct ReportPaginator {
       // One line of body text; a table checks its own header-plus-first-row fit.
       let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + layout.size.height
-    case .image, .pageBreak, .tableOfContents, .figure, nil:
+    case .figure(let figure):
+      // A heading stays with the figure below it, unless the two could not share a page (a
+      // figure near a page's height): then the heading is not moved, as for a table.
+      let height = fittedSize(of: figure).height
+      return height <= contentRect.height * 0.75 ? style.blockSpacing + height : 0
+    case .image, .pageBreak, .tableOfContents, nil:
       return 0
     }
   }
