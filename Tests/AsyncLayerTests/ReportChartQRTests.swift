@@ -11,7 +11,9 @@ import Testing
     var bars: [Int] = []
     var inBar = false
     for x in 0..<image.pixelWidth {
-      let count = (0..<image.pixelHeight).count { y in ReportFigureTests.near(image.color(x: x, y: y), color, tolerance: 0.02) }
+      let count = (0..<image.pixelHeight).count { y in
+        ReportFigureTests.near(image.color(x: x, y: y), color, tolerance: 0.02)
+      }
       if count > 0, !inBar { bars.append(count) }
       if count > 0, let last = bars.last { bars[bars.count - 1] = max(last, count) }
       inBar = count > 0
@@ -20,7 +22,8 @@ import Testing
   }
 
   @Test func barHeightsMatchTheirValues() throws {
-    let chart = Chart(kind: .bar, categories: ["a", "b", "c", "d"], series: [.init(name: "S", values: [10, 20, 40, nil])])
+    let chart = Chart(
+      kind: .bar, categories: ["a", "b", "c", "d"], series: [.init(name: "S", values: [10, 20, 40, nil])])
     let image = try ImageRenderer(size: Size(width: 300, height: 200), scale: 2).render { context in
       context.clear(to: .white)
       try context.draw(chart, in: Rect(x: 0, y: 0, width: 300, height: 200))
@@ -71,8 +74,10 @@ import Testing
     #expect(error(#"{"type": "bar", "series": [{"values": []}]}"#)?.path == "spec.content[1].chart.series[0].values")
     #expect(error(#"{"type": "bar", "series": []}"#)?.path == "spec.content[1].chart.series")
     #expect(error(#"{"type": "pie", "series": [{"values": [1]}]}"#)?.path == "spec.content[1].chart.type")
-    #expect(error(#"{"type": "bar", "series": [{"values": [1e300]}]}"#)?.path == "spec.content[1].chart.series[0].values[0]")
-    #expect(error(#"{"type": "bar", "series": [{"values": [1]}], "colour": 1}"#)?.path == "spec.content[1].chart.colour")
+    #expect(
+      error(#"{"type": "bar", "series": [{"values": [1e300]}]}"#)?.path == "spec.content[1].chart.series[0].values[0]")
+    #expect(
+      error(#"{"type": "bar", "series": [{"values": [1]}], "colour": 1}"#)?.path == "spec.content[1].chart.colour")
     // 100,001 values: refused from the array's length, before the values are read.
     let many = "[" + Array(repeating: "1", count: Chart.maximumPoints + 1).joined(separator: ",") + "]"
     let tooMany = error(#"{"type": "line", "series": [{"values": \#(many)}]}"#)
@@ -90,9 +95,16 @@ import Testing
       try Chart(kind: .line, series: [.init(name: "s", values: [1, .infinity])]).validate()
     }
     #expect(throws: ChartError.noSeries) { try Chart(kind: .bar, series: []).validate() }
-    #expect(throws: ChartError.emptySeries(0)) { try Chart(kind: .bar, series: [.init(name: "", values: [])]).validate() }
+    #expect(throws: ChartError.emptySeries(0)) {
+      try Chart(kind: .bar, series: [.init(name: "", values: [])]).validate()
+    }
     let count = Chart.maximumPoints / 2 + 1
-    let big = Chart(kind: .line, series: [.init(name: "a", values: Array(repeating: 1, count: count)), .init(name: "b", values: Array(repeating: 1, count: count))])
+    let big = Chart(
+      kind: .line,
+      series: [
+        .init(name: "a", values: Array(repeating: 1, count: count)),
+        .init(name: "b", values: Array(repeating: 1, count: count)),
+      ])
     #expect(throws: ChartError.tooManyPoints(2 * count, limit: Chart.maximumPoints)) { try big.validate() }
     // NaN is refused too (compared by message: NaN is unequal to itself).
     do {
@@ -156,7 +168,9 @@ import Testing
     #expect(throws: QRCodeError.tooLong(bytes: 3000, errorCorrection: .medium)) { try QRCode(long) }
     // Within the L limit but over H's: libqrencode refuses it, reported the same way.
     let mid = String(repeating: "x", count: 2000)
-    #expect(throws: QRCodeError.tooLong(bytes: 2000, errorCorrection: .high)) { try QRCode(mid, errorCorrection: .high) }
+    #expect(throws: QRCodeError.tooLong(bytes: 2000, errorCorrection: .high)) {
+      try QRCode(mid, errorCorrection: .high)
+    }
     let error = ReportFigureTests.specError(#"{"content": [{"qrCode": "\#(long)"}]}"#)
     #expect(error?.path == "spec.content[0].qrCode")
     let level = ReportFigureTests.specError(#"{"content": [{"qrCode": "x", "errorCorrection": "X"}]}"#)

@@ -24,7 +24,9 @@ import Testing
   }
 
   /// The layout of `json` with `files` beside it (files are read while the directory exists).
-  static func layout(_ json: String, files: [String: Data] = [:], pixelsPerPoint: Double = ReportSpec.printPixelsPerPoint)
+  static func layout(
+    _ json: String, files: [String: Data] = [:], pixelsPerPoint: Double = ReportSpec.printPixelsPerPoint
+  )
     throws -> ReportLayout
   {
     try withTemporaryDirectory { directory in
@@ -111,7 +113,8 @@ import Testing
     }
     // The same check sees a JPEG: the test can fail.
     let jpeg = try quadrantImage(width: 64, height: 64).jpegData(quality: 95)
-    let withPhoto = try Self.layout(#"{"content": [{"image": "photo.jpg", "alt": "Quadrants"}]}"#, files: ["photo.jpg": jpeg])
+    let withPhoto = try Self.layout(
+      #"{"content": [{"image": "photo.jpg", "alt": "Quadrants"}]}"#, files: ["photo.jpg": jpeg])
     try Poppler.withPDF(withPhoto.pdfData()) { pdf in
       let list = try Poppler.run("pdfimages", ["-list", pdf])
       #expect(list.split(separator: "\n").count == 3, "\(list)")
@@ -139,7 +142,8 @@ import Testing
 
   @Test func svgLimitsAreSpecErrorsNamingTheItem() throws {
     let huge = #"<svg xmlns="http://www.w3.org/2000/svg" width="20000" height="20000"/>"#
-    let error = try #require(Self.specError(#"{"content": [{"image": "big.svg"}]}"#, files: ["big.svg": Data(huge.utf8)]))
+    let error = try #require(
+      Self.specError(#"{"content": [{"image": "big.svg"}]}"#, files: ["big.svg": Data(huge.utf8)]))
     #expect(error.path == "spec.content[0].image")
     #expect(error.message.contains("20000") && error.message.contains("16384"))
     let absurd = #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1e300 1e300"/>"#
@@ -179,7 +183,8 @@ import Testing
 
   @Test func swiftAPIAddsFigures() throws {
     var document = ReportDocument(pageSize: Size(width: 300, height: 300), margins: EdgeInsets(all: 10))
-    document.addFigure(ReportFigure(.qrCode(try QRCode("x")), size: Size(width: 50, height: 50), alternativeText: "Code"))
+    document.addFigure(
+      ReportFigure(.qrCode(try QRCode("x")), size: Size(width: 50, height: 50), alternativeText: "Code"))
     let layout = try ReportLayout(document)
     let placed = try #require(Self.figures(layout).first)
     #expect(placed.figure.alternativeText == "Code")

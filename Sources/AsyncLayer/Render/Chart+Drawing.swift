@@ -41,7 +41,7 @@ extension DrawingContext {
     for (value, text) in zip(scaleValues.ticks, tickLabels) {
       strokeLine(
         from: Point(x: plot.minX, y: y(value)), to: Point(x: plot.maxX, y: y(value)),
-        color: Color(red: 0.88, green: 0.88, blue: 0.88), lineWidth: 0.5)
+        color: Color(red: 0.85, green: 0.85, blue: 0.85), lineWidth: 0.75)
       let layout = try labels.layout(text, width: tickWidth, align: .right)
       draw(layout, at: Point(x: rect.minX, y: y(value) - layout.size.height / 2))
     }
@@ -65,7 +65,9 @@ extension DrawingContext {
     var rowTop = rect.maxY - legendHeight + pad
     for row in legend {
       for entry in row {
-        let square = Rect(x: rect.minX + entry.x, y: rowTop + (lineHeight - chart.fontSize) / 2, width: chart.fontSize, height: chart.fontSize)
+        let square = Rect(
+          x: rect.minX + entry.x, y: rowTop + (lineHeight - chart.fontSize) / 2, width: chart.fontSize,
+          height: chart.fontSize)
         fill(square, color: chart.color(ofSeries: entry.series))
         draw(entry.layout, at: Point(x: square.maxX + pad / 2, y: rowTop))
       }

@@ -139,7 +139,9 @@ public struct Chart: Sendable, Hashable {
     guard series.count <= Self.maximumSeries else { throw .tooManySeries(series.count, limit: Self.maximumSeries) }
     let total = series.reduce(0) { $0 + $1.values.count }
     guard total <= Self.maximumPoints else { throw .tooManyPoints(total, limit: Self.maximumPoints) }
-    guard categories.count <= Self.maximumPoints else { throw .tooManyPoints(categories.count, limit: Self.maximumPoints) }
+    guard categories.count <= Self.maximumPoints else {
+      throw .tooManyPoints(categories.count, limit: Self.maximumPoints)
+    }
     guard fontSize >= 1, fontSize <= 200 else { throw .badFontSize(fontSize) }
     for (seriesIndex, entry) in series.enumerated() {
       guard !entry.values.isEmpty else { throw .emptySeries(seriesIndex) }

@@ -9,23 +9,23 @@ struct ChartScale: Hashable {
   /// The distance between ticks.
   let step: Double
 
-  /// A scale with about `targetTicks` intervals covering `range` and 0.
+  /// A scale with about `targetTicks` intervals covering `range` and 0: of the round steps near
+  /// `range / targetTicks`, the one whose interval count is closest to it (the larger on a tie).
   init(covering range: ClosedRange<Double>?, targetTicks: Int = 5) {
     let low = min(0, range?.lowerBound ?? 0)
     var high = max(0, range?.upperBound ?? 1)
     if high - low <= 0 { high = low + 1 }
-    let step = Self.niceStep((high - low) / Double(max(1, targetTicks)))
-    self.step = step
+    let target = Double(max(1, targetTicks))
+    let magnitude = pow(10, floor(log10((high - low) / target)))
+    var best = (step: 10 * magnitude, distance: Double.infinity)
+    for factor in [10.0, 5, 2.5, 2, 1] {
+      let step = factor * magnitude
+      let intervals = (high / step).rounded(.up) - (low / step).rounded(.down)
+      if abs(intervals - target) < best.distance { best = (step, abs(intervals - target)) }
+    }
+    step = best.step
     lower = (low / step).rounded(.down) * step
     upper = max(lower + step, (high / step).rounded(.up) * step)
-  }
-
-  /// The smallest of 1, 2, 2.5, 5, 10 times a power of ten at least `raw`.
-  static func niceStep(_ raw: Double) -> Double {
-    guard raw > 0, raw.isFinite else { return 1 }
-    let magnitude = pow(10, floor(log10(raw)))
-    for factor in [1.0, 2, 2.5, 5] where factor * magnitude >= raw * (1 - 1e-12) { return factor * magnitude }
-    return 10 * magnitude
   }
 
   /// The tick values from ``lower`` to ``upper``.

@@ -153,7 +153,8 @@ extension ReportSpec.Item: Decodable {
     for key in [CodingKeys.width, .height] {
       let side = try container.decodeIfPresent(Double.self, forKey: key)
       if let side, !(side >= 1 && side <= 14_400) {
-        throw DecodingError.invalid("expected a size from 1 to 14400 points (got \(side))", at: container.codingPath + [key])
+        throw DecodingError.invalid(
+          "expected a size from 1 to 14400 points (got \(side))", at: container.codingPath + [key])
       }
       sides.append(side)
     }

@@ -87,7 +87,8 @@ extension ReportSpec {
       do {
         let code = try QRCode(text, errorCorrection: level)
         let side = figure.width ?? figure.height ?? defaultQRCodeSide
-        return ReportFigure(.qrCode(code), size: Size(width: side, height: side), alternativeText: figure.alternativeText)
+        return ReportFigure(
+          .qrCode(code), size: Size(width: side, height: side), alternativeText: figure.alternativeText)
       } catch {
         throw ReportSpecError(path: specPath + ".qrCode", message: error.description)
       }

@@ -14,7 +14,9 @@ struct SpecChart: Decodable {
     let kind = try container.decode(SpecChoice<Chart.Kind>.self, forKey: .type).value
     let title = try container.decodeIfPresent(String.self, forKey: .title)
     if container.contains(.categories) {
-      try Self.checkCount(try container.nestedUnkeyedContainer(forKey: .categories).count, at: container.codingPath + [CodingKeys.categories])
+      try Self.checkCount(
+        try container.nestedUnkeyedContainer(forKey: .categories).count,
+        at: container.codingPath + [CodingKeys.categories])
     }
     let categories = try container.decodeIfPresent([String].self, forKey: .categories) ?? []
     var list = try container.nestedUnkeyedContainer(forKey: .series)
@@ -31,7 +33,8 @@ struct SpecChart: Decodable {
     while !list.isAtEnd {
       let entry = try list.decode(SpecChartSeries.self)
       total += entry.series.values.count
-      try Self.checkCount(total, at: seriesPath + [ReportSpecKey(intValue: series.count), SpecChartSeries.CodingKeys.values])
+      try Self.checkCount(
+        total, at: seriesPath + [ReportSpecKey(intValue: series.count), SpecChartSeries.CodingKeys.values])
       series.append(entry.series)
     }
     var lines: [Chart.ReferenceLine] = []
@@ -100,7 +103,8 @@ struct SpecReferenceLine: Decodable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let value = try container.decode(Double.self, forKey: .value)
     try SpecChart.checkValue(value, at: container.codingPath + [CodingKeys.value])
-    var line = Chart.ReferenceLine(label: try container.decodeIfPresent(String.self, forKey: .label) ?? "", value: value)
+    var line = Chart.ReferenceLine(
+      label: try container.decodeIfPresent(String.self, forKey: .label) ?? "", value: value)
     if let color = try container.decodeIfPresent(SpecColor.self, forKey: .color)?.color { line.color = color }
     self.line = line
   }
