@@ -181,6 +181,22 @@ import Testing
     #expect(placed[1].page == 1 && abs(placed[1].frame.minY - 20) < 0.01 && abs(placed[1].frame.height - 300) < 0.01)
   }
 
+  @Test func headingMovesToThePageOfTheFigureBelowIt() throws {
+    let json = """
+      {"page": {"width": 300, "height": 400}, "margins": 20, "pageNumbers": false, "content": [
+        {"chart": {"type": "bar", "series": [{"values": [1, 2]}]}, "width": 260, "height": 250},
+        {"heading": "Codes"},
+        {"qrCode": "below", "width": 80}
+      ]}
+      """
+    let layout = try Self.layout(json)
+    let placed = Self.figures(layout)
+    #expect(placed.map(\.page) == [0, 1])
+    // The heading is on the QR code's page, above it.
+    let heading = layout.pages[1].textRuns.first { $0.role == .heading(level: 1) }
+    #expect(heading != nil && heading!.frame.maxY <= placed[1].frame.minY)
+  }
+
   @Test func swiftAPIAddsFigures() throws {
     var document = ReportDocument(pageSize: Size(width: 300, height: 300), margins: EdgeInsets(all: 10))
     document.addFigure(

@@ -2,7 +2,7 @@ internal import CCairo
 
 /// A QR code: `text` encoded by libqrencode into a square of dark and light modules.
 ///
-/// The modules are computed once, here; drawing (``DrawingContext/draw(_:in:)-(QRCode,_)``) fills
+/// The modules are computed once, here; drawing (``DrawingContext/draw(_:in:color:)``) fills
 /// all dark modules as one path, so PDF and SVG output hold one vector shape, not one object per
 /// module.
 ///

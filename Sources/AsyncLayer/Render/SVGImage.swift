@@ -132,7 +132,9 @@ extension DrawingContext {
     var viewport = RsvgRectangle(x: rect.minX, y: rect.minY, width: rect.width, height: rect.height)
     var error: UnsafeMutablePointer<GError>?
     cairo_save(cairo.raw)
-    let drawn = rsvg_handle_render_document(handle.raw, cairo.raw, &viewport, &error)
+    // librsvg lays out and draws an SVG's text with Pango through cairo's shared glyph cache:
+    // under the lock every such draw takes (FontCacheLock explains the deadlock it prevents).
+    let drawn = FontCacheLock.withLock { rsvg_handle_render_document(handle.raw, cairo.raw, &viewport, &error) }
     cairo_restore(cairo.raw)
     if drawn == 0 {
       let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
