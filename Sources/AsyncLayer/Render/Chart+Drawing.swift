@@ -131,9 +131,17 @@ extension DrawingContext {
     _ chart: Chart, labels: inout ChartLabels, plot: Rect, slot: Double, count: Int, top: Double
   ) throws {
     let text = { (index: Int) in index < chart.categories.count ? chart.categories[index] : "\(index + 1)" }
-    // The widest label is measured from the longest text (measuring 10⁵ labels would be slow).
-    let longest = (0..<count).max { text($0).count < text($1).count } ?? 0
-    let widest = try labels.layout(text(longest), width: nil).size.width + chart.fontSize * 0.6
+    // The widest label is measured from the longest text in bytes (laying out 10⁵ labels would
+    // be slow), and the last number when the points outnumber the categories.
+    var candidates: [Int] = []
+    let categories = chart.categories
+    if let longest = categories.indices.max(by: { categories[$0].utf8.count < categories[$1].utf8.count }) {
+      candidates.append(longest)
+    }
+    if count > categories.count { candidates.append(count - 1) }
+    var widest = 0.0
+    for index in candidates { widest = max(widest, try labels.layout(text(index), width: nil).size.width) }
+    widest += chart.fontSize * 0.6
     let stride = max(1, Int((widest / slot).rounded(.up)))
     for index in Swift.stride(from: 0, to: count, by: stride) {
       let width = slot * Double(stride)
