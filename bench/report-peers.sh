@@ -3,7 +3,7 @@
 # bench/out/peers-venv from PyPI with the pins of bench/peers/requirements.txt (once), then runs
 # bench/report_peers.py with the arguments given (--help lists them), which times every tool on the same
 # three documents and checks their PDFs; results in bench/results/report-peers.txt.
-#   bench/report-peers.sh [--rounds 5] [--rounds-slow 3] [--rounds-large 1] [--tools …] [--cases …]
+#   bench/report-peers.sh [--rounds 5] [--rounds-slow 2] [--rounds-large 1] [--timeout-large 180] [--tools …] [--cases …]
 # (make bench-report-peers builds layerbench -c release first; LAYERBENCH=path uses another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."

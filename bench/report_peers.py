@@ -116,14 +116,14 @@ def check_line(c):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds for table-2000 and multilingual (5)")
-    ap.add_argument("--rounds-slow", type=int, default=3,
-                    help="rounds for WeasyPrint and fpdf2 in those two cases (3): they take 10-60x longer")
+    ap.add_argument("--rounds-slow", type=int, default=2,
+                    help="rounds for WeasyPrint and fpdf2 in those two cases (2): they take 10-60x longer")
     ap.add_argument("--rounds-large", type=int, default=1, help="rounds for table-20000, every tool (1)")
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--timeout", type=int, default=300, help="seconds a run may take, table-2000 and multilingual (300)")
-    ap.add_argument("--timeout-large", type=int, default=240,
-                    help="seconds a run may take at 20,000 rows (240; WeasyPrint takes longer: shown as 'timeout')")
+    ap.add_argument("--timeout-large", type=int, default=180,
+                    help="seconds a run may take at 20,000 rows (180; a slower tool is shown as 'timeout')")
     ap.add_argument("--layerbench", default=".build/release/layerbench")
     ap.add_argument("--out", default="bench/out/peers")
     ap.add_argument("--results", default="bench/results/report-peers.txt")
