@@ -1,5 +1,7 @@
 // How long from `Task.cancel()` to the `CancellationError` of an async render, per kind of work:
 //   cd bench/cancel-latency && swift run -c release cancel-latency [runs]
+//   ... cancel-latency [runs] --gaps   the longest stretch between cancellation checks per tile (texts
+//                                      the default limits allow), in pieces and in one layout; --all both
 // Each case starts a render on its own pool, waits a given delay (this is a benchmark: real time),
 // cancels, and times cancel → throw on the continuous clock. Medians and maxima per delay.
 @_spi(Benchmarks) import AsyncLayer
@@ -190,7 +192,10 @@ if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("-
     ),
     // Not split: an ellipsis (the ellipsized line takes the rest of its paragraph) and a hanging
     // indent inside one long paragraph.
-    ("256 KiB paragraph, 375 × 800 pt, ellipsis (one layout)", TextTile(.plain(latin), style: ellipsized, width: 375, height: 800)),
+    (
+      "256 KiB paragraph, 375 × 800 pt, ellipsis (one layout)",
+      TextTile(.plain(latin), style: ellipsized, width: 375, height: 800)
+    ),
     ("256 KiB paragraph, 4000 pt, hanging indent (one layout)", TextTile(.plain(latin), style: hanging, width: 4000)),
   ]
   print("check gaps: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
