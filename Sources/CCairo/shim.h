@@ -48,4 +48,7 @@ void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"
 
+// Paragraph directions for layouts laid out in pieces (Text/TextLayout+Pieces.swift).
+#include "pango_pieces.h"
+
 #endif

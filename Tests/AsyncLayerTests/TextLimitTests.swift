@@ -53,13 +53,19 @@ struct TextLimitTests {
   @Test("a paragraph too wide for Pango's widths is refused instead of collapsing to an empty line")
   func tooWideParagraph() throws {
     // 64 KiB of 72-point words: about 3 million points before wrapping, past Pango's 2 097 151.
+    // Unwrapped, it is one line that wide.
     let text = String(repeating: "lorem ipsum dolor sit amet, ", count: 65536 / 28)
     #expect {
-      try TextLayout(.plain(text), style: TextStyle(fontSize: 72), width: 375)
+      try TextLayout(.plain(text), style: TextStyle(fontSize: 72), width: nil)
     } throws: { error in
       guard case RenderError.layoutTooLarge(let dimension, let points, let limit) = error else { return false }
       return dimension.hasPrefix("wide") && points > limit && limit == TextLayout.maximumLength
     }
+    // Wrapped, a text this long is laid out in pieces of a few kilobytes, none too wide for Pango:
+    // it wraps instead of collapsing.
+    let wrapped = try TextLayout(.plain(text), style: TextStyle(fontSize: 72), width: 375)
+    #expect(wrapped.lines.count > 1000)
+    #expect(wrapped.lines.allSatisfy { $0.frame.width > 0 && $0.frame.width <= 375 })
     // The same text at 14 points wraps normally.
     let layout = try TextLayout(.plain(text), style: TextStyle(fontSize: 14), width: 375)
     #expect(layout.lines.count > 1000)

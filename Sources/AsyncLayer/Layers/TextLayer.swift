@@ -49,15 +49,19 @@ open class TextLayer: AsyncLayer {
     let limits = limits
     let origin = Point(x: padding.left, y: padding.top)
     let bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
-    @Sendable func makeLayout() throws -> TextLayout? {
+    // A long text is laid out in pieces, checking for cancellation between them, and only as far
+    // as the layer shows it.
+    @Sendable func makeLayout(isCancelled: @escaping () -> Bool) throws -> TextLayout? {
       let width = size.width - padding.left - padding.right
       let height = size.height - padding.top - padding.bottom
       guard width > 0, height > 0 else { return nil }
-      return try TextLayout(text, style: style, width: width, height: height, scale: scale, limits: limits)
+      return try TextLayout(
+        text, style: style, width: width, height: height, scale: scale, limits: limits,
+        splitting: TextLayout.Splitting(isCancelled: isCancelled, stopsAfterShownLines: true))
     }
     return DrawOperation(
       { context in
-        guard let layout = try makeLayout() else { return }
+        guard let layout = try makeLayout(isCancelled: { context.isCancelled }) else { return }
         try context.checkCancellation()
         let lineCount = layout.lines.count
         let drawn = context.withSavedState {
@@ -70,7 +74,9 @@ open class TextLayer: AsyncLayer {
       banded: { isCancelled in
         // The style's background is one rectangle under the whole text, not a band per line.
         guard style.backgroundColor == nil else { return nil }
-        guard let layout = try makeLayout() else {
+        // The check is used only while the layout is computed, inside this call.
+        let made = try withoutActuallyEscaping(isCancelled) { isCancelled in try makeLayout(isCancelled: isCancelled) }
+        guard let layout = made else {
           return BandedDrawing(record: BandRecord(key: 0, bands: [])) { _, _ in }
         }
         if isCancelled() { throw CancellationError() }

@@ -96,7 +96,7 @@ extension DrawingContext {
     // on cairo's glyph cache. It declines vector surfaces (PDF, SVG), which take cairo's path.
     if glyphCompositing == .threadCache {
       let placed = lines[run.lines].compactMap { line -> GlyphCompositor.PlacedLine? in
-        guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { return nil }
+        guard let pangoLine = layout.pangoLine(line.index) else { return nil }
         let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)
         return GlyphCompositor.PlacedLine(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0)
       }
@@ -105,7 +105,7 @@ extension DrawingContext {
       }
     }
     for line in lines[run.lines] {
-      guard let pangoLine = pango_layout_get_line_readonly(layout.raw, Int32(line.index)) else { break }
+      guard let pangoLine = layout.pangoLine(line.index) else { break }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
       // Vector surfaces draw through cairo's glyph cache, shared by every thread (FontCacheLock).
       FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }

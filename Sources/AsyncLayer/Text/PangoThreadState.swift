@@ -14,10 +14,12 @@ final class PangoThreadState {
   private var fontGeneration: Int
   private var contexts: [ContextKey: OpaquePointer] = [:]
 
-  /// A context's scale, and whether its base direction is neutral (absolute alignment).
+  /// A context's scale, and whether its base direction is neutral (absolute alignment) or set
+  /// (`direction`, the raw value of a `PangoDirection`; nil for Pango's default, weak left-to-right).
   private struct ContextKey: Hashable {
     var scale: Double
     var absoluteAlignment: Bool
+    var direction: UInt32? = nil
   }
   /// How deep this thread is inside ``FontCacheLock``: nested calls must not wait for it again.
   var fontCacheLockDepth = 0
@@ -100,10 +102,21 @@ final class PangoThreadState {
   /// the same places at every scale and on vector surfaces: a PNG preview matches the PDF.
   func context(scale: Double, absoluteAlignment: Bool = false) -> OpaquePointer {
     refreshFontsIfRegistered()
-    let key = ContextKey(scale: scale, absoluteAlignment: absoluteAlignment)
+    return context(ContextKey(scale: scale, absoluteAlignment: absoluteAlignment))
+  }
+
+  /// The context for the pieces of a long layout that must take `direction` as their base
+  /// direction (see `TextLayout+Pieces.swift`): otherwise as ``context(scale:absoluteAlignment:)``.
+  /// It never refreshes the font map: the layout's first piece did, and all pieces share its fonts.
+  func context(scale: Double, direction: PangoDirection) -> OpaquePointer {
+    context(ContextKey(scale: scale, absoluteAlignment: false, direction: direction.rawValue))
+  }
+
+  private func context(_ key: ContextKey) -> OpaquePointer {
     if let context = contexts[key] { return context }
     let context = pango_font_map_create_context(fontMap)!
-    if absoluteAlignment { pango_context_set_base_dir(context, PANGO_DIRECTION_NEUTRAL) }
+    if key.absoluteAlignment { pango_context_set_base_dir(context, PANGO_DIRECTION_NEUTRAL) }
+    if let direction = key.direction { pango_context_set_base_dir(context, PangoDirection(direction)) }
     let options = cairo_font_options_create()
     cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
@@ -112,11 +125,10 @@ final class PangoThreadState {
     cairo_font_options_destroy(options)
     pango_cairo_context_set_resolution(context, 72)
     pango_context_set_round_glyph_positions(context, 0)
-    var matrix = PangoMatrix(xx: scale, xy: 0, yx: 0, yy: scale, x0: 0, y0: 0)
+    var matrix = PangoMatrix(xx: key.scale, xy: 0, yx: 0, yy: key.scale, x0: 0, y0: 0)
     pango_context_set_matrix(context, &matrix)
-    let handle = context
-    contexts[key] = handle
-    return handle
+    contexts[key] = context
+    return context
   }
 
   /// This thread's state, created on first use and released when the thread exits.

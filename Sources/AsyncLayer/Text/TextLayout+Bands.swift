@@ -27,7 +27,7 @@ extension TextLayout {
       hasher.combine(line.frame.minX.bitPattern)
       hasher.combine(line.baseline.bitPattern)
       var paintsBackground = false
-      if let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) {
+      if let pangoLine = pangoLine(line.index) {
         var node = pangoLine.pointee.runs
         while let current = node {
           node = current.pointee.next

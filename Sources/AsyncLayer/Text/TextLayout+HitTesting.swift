@@ -22,13 +22,26 @@ extension TextLayout {
     let x = point.x.isFinite ? min(max(point.x, -Self.maximumLength), Self.maximumLength) : 0
     var index: Int32 = 0
     var trailing: Int32 = 0
-    let inside = pango_layout_xy_to_index(raw, Self.units(x), Self.units(y), &index, &trailing)
     let onShownLine = point.y.isFinite && point.y >= first.frame.minY && point.y <= last.frame.maxY
     var lineNumber: Int32 = 0
-    pango_layout_index_to_line_x(raw, index, 0, &lineNumber, nil)
+    guard !pieces.isEmpty else {
+      let inside = pango_layout_xy_to_index(raw, Self.units(x), Self.units(y), &index, &trailing)
+      pango_layout_index_to_line_x(raw, index, 0, &lineNumber, nil)
+      return TextPosition(
+        utf8Offset: Int(index), isInside: inside != 0 && onShownLine, isInTrailingHalf: trailing > 0,
+        lineIndex: min(Int(lineNumber), shown.count - 1))
+    }
+    // In pieces: the piece of the shown line at `y`, in that piece's coordinates and offsets.
+    let line = shown.last { $0.frame.minY <= y } ?? first
+    guard let piece = piece(forLine: line.index) else {
+      return TextPosition(utf8Offset: 0, isInside: false, isInTrailingHalf: false, lineIndex: 0)
+    }
+    let localY = Int64((y * Double(PANGO_SCALE)).rounded()) - piece.yOffset
+    let inside = pango_layout_xy_to_index(piece.raw, Self.units(x), Int32(clamping: localY), &index, &trailing)
+    pango_layout_index_to_line_x(piece.raw, index, 0, &lineNumber, nil)
     return TextPosition(
-      utf8Offset: Int(index), isInside: inside != 0 && onShownLine, isInTrailingHalf: trailing > 0,
-      lineIndex: min(Int(lineNumber), shown.count - 1))
+      utf8Offset: piece.byteOffset + Int(index), isInside: inside != 0 && onShownLine,
+      isInTrailingHalf: trailing > 0, lineIndex: min(piece.firstLine + Int(lineNumber), shown.count - 1))
   }
 
   /// The box of the character starting at `utf8Offset` of ``text`` (its advance by the line's
@@ -41,7 +54,11 @@ extension TextLayout {
   public func characterFrame(atUTF8Offset utf8Offset: Int) -> Rect? {
     guard let line = shownLine(containing: utf8Offset) else { return nil }
     var rect = PangoRectangle()
-    pango_layout_index_to_pos(raw, Int32(utf8Offset), &rect)
+    if let piece = pieces.isEmpty ? nil : piece(forLine: line.index) {
+      pango_layout_index_to_pos(piece.raw, Int32(utf8Offset - piece.byteOffset), &rect)
+    } else {
+      pango_layout_index_to_pos(raw, Int32(utf8Offset), &rect)
+    }
     let unit = Double(PANGO_SCALE)
     let x = Double(min(rect.x, rect.x + rect.width)) / unit
     return Rect(x: x, y: line.frame.minY, width: Double(abs(rect.width)) / unit, height: line.frame.height)
@@ -63,10 +80,12 @@ extension TextLayout {
     for line in lines {
       let start = max(range.lowerBound, line.utf8Offset)
       let end = min(range.upperBound, line.utf8Offset + line.utf8Length)
-      guard start < end, let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { continue }
+      guard start < end, let pangoLine = pangoLine(line.index) else { continue }
+      // A piece's lines count bytes from the piece's start.
+      let base = pieces.isEmpty ? 0 : piece(forLine: line.index)?.byteOffset ?? 0
       var ranges: UnsafeMutablePointer<Int32>?
       var count: Int32 = 0
-      pango_layout_line_get_x_ranges(pangoLine, Int32(start), Int32(end), &ranges, &count)
+      pango_layout_line_get_x_ranges(pangoLine, Int32(start - base), Int32(end - base), &ranges, &count)
       defer { g_free(ranges) }
       guard let ranges else { continue }
       for pair in 0..<Int(count) {

@@ -55,6 +55,12 @@ public final class TextLayout {
   /// The spans of ``TextContent/attributed(_:)`` content at offsets of ``text`` (empty for other
   /// content).
   public let spans: [TextSpan]
+  /// The layouts of a long text laid out in pieces (see `TextLayout+Pieces.swift`); empty when
+  /// ``raw`` holds the whole layout. With pieces, ``raw`` holds the text and attributes and is
+  /// never laid out itself.
+  private(set) var pieces: [Piece] = []
+  /// With pieces, the union of the kept lines' logical boxes across the width, in Pango units.
+  private var pieceExtents: (minX: Int64, maxX: Int64)? = nil
 
   /// Lays out `content`; throws ``RenderError/invalidMarkup(_:)`` with Pango's message for bad
   /// markup, ``RenderError/invalidDimension(name:value:)`` for a width, height or scale that is
@@ -66,10 +72,20 @@ public final class TextLayout {
   /// ``RenderError/tooManyParagraphs(count:limit:)`` before Pango sees it, and text whose layout
   /// would overflow Pango's coordinates with ``RenderError/layoutTooLarge(dimension:points:limit:)``
   /// (see ``TextLimits``). The layout is computed here, so its metrics are ready when this returns.
-  public init(
+  public convenience init(
     _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1,
     limits: TextLimits = .default
   ) throws {
+    try self.init(content, style: style, width: width, height: height, scale: scale, limits: limits, splitting: nil)
+  }
+
+  /// Lays out `content` as the public initializer does; a long text is laid out in pieces (see
+  /// `TextLayout+Pieces.swift`), with `splitting`'s cancellation check between them.
+  init(
+    _ content: TextContent, style: TextStyle, width: Double?, height: Double? = nil, scale: Double = 1,
+    limits: TextLimits = .default, splitting: Splitting?
+  ) throws {
+    let splitting = splitting ?? Splitting()
     // First: a 50 MB text fails here in microseconds instead of in a minute of layout.
     try limits.check(content.source)
     if let width { try ImageRenderer.validate(width, "width") }
@@ -94,10 +110,19 @@ public final class TextLayout {
     let context = PangoThreadState.current.context(scale: scale, absoluteAlignment: style.alignment.isAbsolute)
     raw = pango_layout_new(context)
     try configure(units)
+    if laysOutInPieces(splitting) {
+      let laidOut = try layoutPieces(splitting)
+      pieces = laidOut.pieces
+      pieceExtents = laidOut.extents
+      allLines = laidOut.lines
+    }
     try checkExtents()
   }
 
-  deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
+  deinit {
+    g_object_unref(UnsafeMutableRawPointer(raw))
+    for piece in pieces { g_object_unref(UnsafeMutableRawPointer(piece.raw)) }
+  }
 
   /// The largest font size in device pixels (`fontSize * scale`) a layout accepts.
   public static let maximumFontPixelSize: Double = 4096
@@ -249,31 +274,39 @@ public final class TextLayout {
   /// units (Pango's sums overflow and the paragraph collapses to an empty line instead of wrapping),
   /// or lines whose total height is beyond them (later lines would be drawn over earlier ones).
   private func checkExtents() throws {
-    let limit = Int64(Int32.max)
-    var lines = pango_layout_get_lines_readonly(raw)
-    while let node = lines {
-      var width: Int64 = 0
-      var runs = node.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self).pointee.runs
-      while let run = runs {
-        if let glyphs = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.glyphs {
-          for index in 0..<Int(glyphs.pointee.num_glyphs) {
-            width += Int64(glyphs.pointee.glyphs[index].geometry.width)
-          }
-        }
-        runs = run.pointee.next
+    if pieces.isEmpty {
+      var lines = pango_layout_get_lines_readonly(raw)
+      while let node = lines {
+        if let line = node.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) { try Self.checkWidth(of: line) }
+        lines = node.pointee.next
       }
-      guard width <= limit else {
-        throw RenderError.layoutTooLarge(
-          dimension: "wide (one paragraph before wrapping)", points: Double(width) / Double(PANGO_SCALE),
-          limit: Self.maximumLength)
-      }
-      lines = node.pointee.next
+    } else {
+      for piece in pieces { for line in piece.lines { try Self.checkWidth(of: line) } }
     }
     // Heights and spacing summed exactly here, where Pango's own sum would wrap around.
     let all = allLines
     let height = all.reduce(0) { $0 + $1.frame.height } + style.lineSpacing * Double(max(0, all.count - 1))
     guard height <= Self.maximumLength else {
       throw RenderError.layoutTooLarge(dimension: "tall", points: height, limit: Self.maximumLength)
+    }
+  }
+
+  /// Refuses a line whose glyphs are wider than Pango's 32-bit units.
+  private static func checkWidth(of line: UnsafeMutablePointer<PangoLayoutLine>) throws {
+    var width: Int64 = 0
+    var runs = line.pointee.runs
+    while let run = runs {
+      if let glyphs = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.glyphs {
+        for index in 0..<Int(glyphs.pointee.num_glyphs) {
+          width += Int64(glyphs.pointee.glyphs[index].geometry.width)
+        }
+      }
+      runs = run.pointee.next
+    }
+    guard width <= Int64(Int32.max) else {
+      throw RenderError.layoutTooLarge(
+        dimension: "wide (one paragraph before wrapping)", points: Double(width) / Double(PANGO_SCALE),
+        limit: maximumLength)
     }
   }
 
@@ -296,9 +329,15 @@ public final class TextLayout {
 
   /// The logical size of the shown lines, in points.
   public private(set) lazy var size: Size = {
-    var logical = PangoRectangle()
-    pango_layout_get_extents(raw, nil, &logical)
-    let width = Double(logical.width) / Double(PANGO_SCALE)
+    let width: Double
+    if pieces.isEmpty {
+      var logical = PangoRectangle()
+      pango_layout_get_extents(raw, nil, &logical)
+      width = Double(logical.width) / Double(PANGO_SCALE)
+    } else {
+      // Pango's logical width with a wrapping width: the union of the lines' boxes.
+      width = pieceExtents.map { Double($0.maxX - $0.minX) / Double(PANGO_SCALE) } ?? 0
+    }
     guard let last = lines.last else { return Size(width: 0, height: 0) }
     return Size(width: width, height: last.frame.maxY)
   }()
@@ -307,10 +346,15 @@ public final class TextLayout {
   var characterCount: Int { Int(pango_layout_get_character_count(raw)) }
 
   /// Characters no installed font could draw (shown as boxes). Non-zero means a missing font.
-  public var unknownGlyphCount: Int { Int(pango_layout_get_unknown_glyphs_count(raw)) }
+  public var unknownGlyphCount: Int {
+    pieces.isEmpty ? Int(pango_layout_get_unknown_glyphs_count(raw)) : pieceUnknownGlyphCount()
+  }
 
   /// True when Pango replaced text with an ellipsis.
-  public var isEllipsized: Bool { pango_layout_is_ellipsized(raw) != 0 }
+  public var isEllipsized: Bool {
+    // A layout with an ellipsis is never laid out in pieces.
+    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : false
+  }
 
   private func computeLines() -> [TextLine] {
     PangoThreadState.current.retainFonts(of: raw)
@@ -371,7 +415,7 @@ public final class TextLayout {
     in cr: OpaquePointer, at origin: Point, lines range: Range<Int>? = nil, threadGlyphCache: Bool = true,
     isCancelled: () -> Bool
   ) -> Int {
-    let wholeLayout = lines.count == allLines.count && lines.count == 1
+    let wholeLayout = lines.count == allLines.count && lines.count == 1 && pieces.isEmpty
     let shown = range.map { lines[$0.clamped(to: lines.indices)] } ?? lines[...]
     guard !shown.isEmpty else { return 0 }
     if threadGlyphCache {
@@ -380,7 +424,7 @@ public final class TextLayout {
       var placed: [GlyphCompositor.PlacedLine] = []
       placed.reserveCapacity(shown.count)
       for line in shown {
-        guard let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { break }
+        guard let pangoLine = pangoLine(line.index) else { break }
         if wholeLayout {
           var logical = PangoRectangle()
           let iterator = pango_layout_get_iter(raw)
@@ -405,7 +449,7 @@ public final class TextLayout {
     var drawn = 0
     for line in shown {
       if isCancelled() { break }
-      guard let pangoLine = pango_layout_get_line_readonly(raw, Int32(line.index)) else { break }
+      guard let pangoLine = pangoLine(line.index) else { break }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
       FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }
       drawn += 1

@@ -17,9 +17,10 @@
 /// 9 s for 64 KiB at a 375-point width; ``WrapMode/char`` takes 0.2 s for 64 KiB.
 ///
 /// Two more checks need the layout and cannot be configured, because they are Pango's own range:
-/// one paragraph must be narrower than ``TextLayout/maximumLength`` before wrapping (about 290 000
-/// characters of 14-point text; beyond it Pango's widths overflow and the paragraph collapses to
-/// an empty line), and all lines together shorter than that (beyond it later lines are drawn over
+/// a paragraph in one Pango layout must be narrower than ``TextLayout/maximumLength`` before
+/// wrapping (about 290 000 characters of 14-point text; beyond it Pango's widths overflow and the
+/// paragraph collapses to an empty line; a wrapped text without an ellipsis longer than 8 KiB is
+/// laid out in pieces of about 4 KiB, which stay far below it), and all lines together shorter than that (beyond it later lines are drawn over
 /// earlier ones); both fail with ``RenderError/layoutTooLarge(dimension:points:limit:)``.
 public struct TextLimits: Sendable, Hashable {
   /// The most UTF-8 bytes of source text (markup included) in one layout; 256 KiB by default.

@@ -23,6 +23,8 @@ public struct TextTile: Sendable, Hashable {
   public var background: Color?
   /// How glyphs are composited; the default scales across threads (see ``GlyphCompositing``).
   @_spi(Benchmarks) public var glyphCompositing: GlyphCompositing = .threadCache
+  /// False lays a long text out in one Pango layout instead of pieces (benchmarks compare them).
+  @_spi(Benchmarks) public var laysOutLongTextInPieces = true
   /// How much text the tile accepts (see ``TextLimits``).
   public var limits = TextLimits.default
   /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
@@ -78,8 +80,13 @@ public struct TextTile: Sendable, Hashable {
         throw RenderError.invalidDimension(name: "height inside the padding", value: textHeight!)
       }
     }
+    // A long text is laid out in pieces, with `isCancelled` checked between them, and only as far
+    // as the tile shows it.
     let layout = try TextLayout(
-      content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits)
+      content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits,
+      splitting: TextLayout.Splitting(
+        isCancelled: isCancelled, stopsAfterShownLines: true,
+        pieceBytes: laysOutLongTextInPieces ? TextLayout.defaultPieceBytes : Int.max / 4))
     // Markup whose tags enclose nothing ("<b></b>") is empty too.
     guard layout.characterCount > 0 else { throw RenderError.emptyText }
     guard layout.size.height > 0 else {

@@ -1,8 +1,10 @@
 // How long from `Task.cancel()` to the `CancellationError` of an async render, per kind of work:
 //   cd bench/cancel-latency && swift run -c release cancel-latency [runs]
+//   ... cancel-latency [runs] --gaps   the longest stretch between cancellation checks per tile (texts
+//                                      the default limits allow), in pieces and in one layout; --all both
 // Each case starts a render on its own pool, waits a given delay (this is a benchmark: real time),
 // cancels, and times cancel → throw on the continuous clock. Medians and maxima per delay.
-import AsyncLayer
+@_spi(Benchmarks) import AsyncLayer
 import Dispatch
 import Foundation
 
@@ -96,6 +98,131 @@ if CommandLine.arguments.contains("--unbroken-scan") {
     }
   }
   exit(0)
+}
+
+// The longest stretch a render spends between two cancellation checks (from its start to the first
+// check, between checks, from the last check to its end): the worst cancel → throw latency of
+// that render, whenever the cancel comes. Texts the default limits allow.
+// The same gaps in this thread's CPU time: the work between checks, which is what a cancel waits
+// for on an idle core (wall-clock gaps on a loaded machine also count time spent waiting for a core).
+func threadCPUMilliseconds() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+  return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+}
+
+final class CheckGaps: @unchecked Sendable {  // used on one thread, inside one synchronous render
+  var last = ContinuousClock.now
+  var longest = Duration.zero
+  var lastCPU = threadCPUMilliseconds()
+  var longestCPU = 0.0
+  var count = 0
+  func check() -> Bool {
+    let now = ContinuousClock.now
+    longest = max(longest, now - last)
+    last = now
+    let cpu = threadCPUMilliseconds()
+    longestCPU = max(longestCPU, cpu - lastCPU)
+    lastCPU = cpu
+    count += 1
+    return false
+  }
+}
+
+func checkGaps(_ name: String, _ tile: TextTile) {
+  let gaps = CheckGaps()
+  let start = clock.now
+  let startCPU = threadCPUMilliseconds()
+  var outcome = "ok"
+  do {
+    _ = try tile.render(isCancelled: gaps.check)
+  } catch {
+    outcome = "threw \(error)"
+  }
+  gaps.longest = max(gaps.longest, clock.now - gaps.last)
+  let endCPU = threadCPUMilliseconds()
+  gaps.longestCPU = max(gaps.longestCPU, endCPU - gaps.lastCPU)
+  print(
+    String(
+      format: "%-56@ CPU %8.1f ms (wall %8.1f), %5d checks, longest gap CPU %7.2f ms (wall %7.2f)  %@",
+      name as NSString, endCPU - startCPU, ms(clock.now - start), gaps.count, gaps.longestCPU, ms(gaps.longest),
+      outcome as NSString))
+}
+
+func limitedText(_ unit: String, bytes: Int = 256 << 10) -> String {
+  var text = String(repeating: unit, count: bytes / unit.utf8.count)
+  while text.utf8.count > bytes { text.removeLast() }
+  return text
+}
+
+if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("--all") {
+  let latin = limitedText("lorem ipsum dolor sit amet consectetur ")
+  let arabic = limitedText("مرحبا بالعالم، هذا نص عربي طويل يلتف على عدة أسطر في الفقرة. ")
+  let cjk = limitedText("天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。寒来暑往，秋收冬藏。")
+  let markup = limitedText("word <b>bold <i>and italic</i> running on</b> <span size=\"x-large\">big</span> ")
+  let paragraphs = (0..<1_000).map { _ in String(latin.prefix(255)) }.joined(separator: "\n")
+  var wordChar = style
+  wordChar.wrap = .wordChar
+  var ellipsized = style
+  ellipsized.ellipsize = .end
+  var hanging = style
+  hanging.firstLineIndent = -20
+  let unbroken = String(repeating: "abcdefghij", count: (16 << 10) / 10)
+  var khmerRun = ""
+  for word in Array(repeating: khmerWords, count: 400).joined() where khmerRun.utf8.count + word.utf8.count <= 16 << 10
+  {
+    khmerRun += word
+  }
+  let cases: [(String, TextTile)] = [
+    ("normal tile (375 pt, scale 2)", normalTile),
+    ("12000×10268 px tile", bigTile),
+    ("256 KiB paragraph, 375 pt × 800 pt, scale 2", hugeTile),
+    ("256 KiB paragraph, 4000 pt, all lines", TextTile(.plain(latin), style: style, width: 4000, background: .white)),
+    (
+      "1,000 paragraphs of 256 B, 2000 pt, all lines",
+      TextTile(.plain(paragraphs), style: style, width: 2000, background: .white)
+    ),
+    ("256 KiB markup, 4000 pt, all lines", TextTile(.markup(markup), style: style, width: 4000, background: .white)),
+    ("256 KiB Arabic paragraph, 4000 pt, all lines", TextTile(.plain(arabic), style: style, width: 4000)),
+    ("256 KiB CJK paragraph, 4000 pt, all lines", TextTile(.plain(cjk), style: style, width: 4000)),
+    ("16 KiB Latin run, .wordChar, 375 pt, all lines", TextTile(.plain(unbroken), style: wordChar, width: 375)),
+    (
+      "16 KiB Khmer without spaces, 375 pt, all lines",
+      TextTile(.plain(khmerRun), style: TextStyle(font: "Khmer OS 14"), width: 375)
+    ),
+    // Not split: an ellipsis (the ellipsized line takes the rest of its paragraph) and a hanging
+    // indent inside one long paragraph.
+    (
+      "256 KiB paragraph, 375 × 800 pt, ellipsis (one layout)",
+      TextTile(.plain(latin), style: ellipsized, width: 375, height: 800)
+    ),
+    ("256 KiB paragraph, 4000 pt, hanging indent (one layout)", TextTile(.plain(latin), style: hanging, width: 4000)),
+  ]
+  print("check gaps: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
+  for (name, tile) in cases {
+    checkGaps(name, tile)
+    var single = tile
+    single.laysOutLongTextInPieces = false
+    checkGaps("  one layout: " + name, single)
+  }
+  // Whole-layout time of the 256 KiB paragraph, in pieces and in one layout, interleaved.
+  var inPieces: [Double] = []
+  var inOne: [Double] = []
+  let full = TextTile(.plain(latin), style: style, width: 4000, background: .white)
+  var fullSingle = full
+  fullSingle.laysOutLongTextInPieces = false
+  for _ in 0..<runs {
+    for (tile, into) in [(full, 0), (fullSingle, 1)] {
+      let start = clock.now
+      _ = try? tile.render()
+      if into == 0 { inPieces.append(ms(clock.now - start)) } else { inOne.append(ms(clock.now - start)) }
+    }
+  }
+  print(
+    String(
+      format: "256 KiB paragraph at 4000 pt, whole render, median of %d: in pieces %.1f ms, one layout %.1f ms",
+      runs, median(inPieces), median(inOne)))
+  if !CommandLine.arguments.contains("--all") { exit(0) }
 }
 
 print("cancel-latency: \(runs) runs per delay, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")

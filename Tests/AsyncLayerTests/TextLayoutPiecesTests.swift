@@ -1,0 +1,180 @@
+import Synchronization
+import Testing
+
+@testable import AsyncLayer
+
+/// Counts the cancellation checks of a layout.
+private final class Counter: Sendable {
+  private let calls = Atomic(0)
+  /// Counts a call and returns the calls so far.
+  func next() -> Int { calls.add(1, ordering: .relaxed).newValue }
+  var count: Int { calls.load(ordering: .relaxed) }
+}
+
+/// A long text laid out in pieces (so that a draw can be cancelled between them) gives the lines,
+/// sizes, hit tests and pixels of one layout of the whole text.
+@Suite("Layout in pieces")
+struct TextLayoutPiecesTests {
+  /// Small pieces, so that texts of a few kilobytes make many.
+  static var small: TextLayout.Splitting { TextLayout.Splitting(pieceBytes: 200) }
+  /// Pieces larger than any text here: one layout.
+  static var whole: TextLayout.Splitting { TextLayout.Splitting(pieceBytes: 1 << 30) }
+
+  struct Case: CustomTestStringConvertible, Sendable {
+    var name: String
+    var content: TextContent
+    var style = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    var width: Double = 300
+    var height: Double? = nil
+    var testDescription: String { name }
+  }
+
+  static let latin = String(
+    repeating: "The quick brown fox jumps over the lazy dog, and keeps running far away. ", count: 30)
+  static let arabic = String(repeating: "مرحبا بالعالم، هذا نص عربي طويل يلتف على عدة أسطر في الفقرة. ", count: 30)
+  static let cjk = String(repeating: "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。寒来暑往，秋收冬藏。", count: 30)
+  static let devanagari = String(repeating: "यह एक लंबा हिंदी पाठ है जो कई पंक्तियों में लपेटा जाता है। ", count: 30)
+
+  static let cases: [Case] = {
+    var cases: [Case] = [
+      Case(name: "Latin, one paragraph", content: .plain(latin)),
+      Case(name: "Arabic (right to left), one paragraph", content: .plain(arabic)),
+      Case(name: "CJK, one paragraph", content: .plain(cjk)),
+      Case(name: "Devanagari, one paragraph", content: .plain(devanagari)),
+      Case(
+        name: "paragraphs of mixed directions, blank and neutral ones",
+        content: .plain(
+          (0..<40).map { index in
+            switch index % 5 {
+            case 0: "Paragraph \(index) in English, long enough to wrap over two lines at this width."
+            case 1: "فقرة \(index) باللغة العربية، طويلة بما يكفي لتلتف على سطرين."
+            case 2: ""
+            case 3: "12345 67890 — 2024"
+            default: "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。\(index)"
+            }
+          }.joined(separator: "\n"))),
+      Case(
+        name: "markup with spans across piece boundaries",
+        content: .markup(
+          (0..<60).map { index in
+            "word\(index) <b>bold \(index) <i>and italic</i> running on</b> <span size=\"x-large\">big \(index)</span>"
+          }.joined(separator: " "))),
+      Case(name: "Arabic after a neutral first paragraph", content: .plain("1234\n" + arabic)),
+    ]
+    var indented = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    indented.firstLineIndent = 40
+    cases.append(Case(name: "first-line indent", content: .plain(latin + "\n" + latin), style: indented))
+    for alignment in [TextAlignment.justify, .center, .trailing, .right] {
+      var style = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+      style.alignment = alignment
+      cases.append(Case(name: "\(alignment) Latin", content: .plain(latin), style: style))
+      cases.append(Case(name: "\(alignment) Arabic", content: .plain(arabic), style: style))
+    }
+    var spaced = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    spaced.lineSpacing = 3
+    spaced.lineHeight = 1.3
+    cases.append(Case(name: "line spacing and height", content: .plain(latin), style: spaced))
+    var charWrapped = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    charWrapped.wrap = .wordChar
+    cases.append(
+      Case(
+        name: "a run without spaces, wrapped between characters",
+        content: .plain(String(repeating: "abcdefghij", count: 300)), style: charWrapped))
+    return cases
+  }()
+
+  static func render(_ layout: TextLayout, height: Double) throws -> RenderedImage {
+    try ImageRenderer(size: Size(width: (layout.width ?? 300) + 20, height: height), scale: 2).render { context in
+      context.clear(to: .white)
+      context.draw(layout, at: Point(x: 10, y: 0))
+    }
+  }
+
+  @Test("pieces give the lines, size, hit tests and pixels of one layout", arguments: cases)
+  func sameAsOneLayout(_ test: Case) throws {
+    let whole = try TextLayout(
+      test.content, style: test.style, width: test.width, height: test.height, scale: 2, splitting: Self.whole)
+    let pieced = try TextLayout(
+      test.content, style: test.style, width: test.width, height: test.height, scale: 2, splitting: Self.small)
+    #expect(whole.pieces.isEmpty)
+    #expect(pieced.pieces.count > 3, "\(pieced.pieces.count) pieces")
+    #expect(pieced.allLines == whole.allLines)
+    #expect(pieced.lines == whole.lines)
+    #expect(pieced.size == whole.size)
+    #expect(pieced.unknownGlyphCount == whole.unknownGlyphCount)
+    #expect(pieced.text == whole.text)
+    let pixelsWhole = try Self.render(whole, height: min(whole.size.height, 2_000))
+    let pixelsPieced = try Self.render(pieced, height: min(whole.size.height, 2_000))
+    #expect(pixelsWhole.pixels == pixelsPieced.pixels)
+    // Hit tests and ranges at the start, middle and end of lines throughout the text.
+    for line in whole.lines where line.index % 3 == 0 {
+      for x in [line.frame.minX + 2, line.frame.midX, line.frame.maxX - 2] {
+        let point = Point(x: x, y: line.frame.midY)
+        #expect(pieced.position(at: point) == whole.position(at: point), "line \(line.index) x \(x)")
+      }
+      let range = line.utf8Offset..<(line.utf8Offset + line.utf8Length)
+      #expect(pieced.rects(forUTF8Range: range) == whole.rects(forUTF8Range: range))
+      #expect(
+        pieced.characterFrame(atUTF8Offset: line.utf8Offset) == whole.characterFrame(atUTF8Offset: line.utf8Offset))
+      #expect(pieced.lineIndex(containingUTF8Offset: line.utf8Offset) == line.index)
+    }
+  }
+
+  @Test("a draw stops after the shown lines and draws what one layout shows")
+  func stopsAfterShownLines() throws {
+    var style = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    for (height, maxLines) in [(200.0, 0), (2_000.0, 7)] {
+      style.maxLines = maxLines
+      let whole = try TextLayout(.plain(Self.latin), style: style, width: 300, height: height, splitting: Self.whole)
+      var splitting = Self.small
+      splitting.stopsAfterShownLines = true
+      let pieced = try TextLayout(.plain(Self.latin), style: style, width: 300, height: height, splitting: splitting)
+      #expect(pieced.lines == whole.lines)
+      #expect(pieced.allLines.count < whole.allLines.count)
+      #expect(pieced.allLines.count <= whole.lines.count + 12)
+      let pixelsWhole = try Self.render(whole, height: whole.size.height)
+      let pixelsPieced = try Self.render(pieced, height: whole.size.height)
+      #expect(pixelsWhole.pixels == pixelsPieced.pixels)
+    }
+  }
+
+  @Test("an ellipsis and a hanging indent keep one layout where they need it")
+  func unsplitCases() throws {
+    var ellipsized = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    ellipsized.ellipsize = .end
+    let layout = try TextLayout(.plain(Self.latin), style: ellipsized, width: 300, height: 100, splitting: Self.small)
+    #expect(layout.pieces.isEmpty)
+    #expect(layout.isEllipsized)
+    var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    hanging.firstLineIndent = -30
+    let text = Self.latin + "\n" + Self.latin
+    let whole = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.whole)
+    let pieced = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.small)
+    #expect(pieced.pieces.count == 2)  // one per paragraph, each whole
+    #expect(pieced.lines == whole.lines)
+  }
+
+  @Test("cancelled after the first piece, the layout throws before the second")
+  func cancelsBetweenPieces() throws {
+    let checks = Counter()
+    // The check runs before each piece: the first call lets piece 1 through, the second cancels.
+    let splitting = TextLayout.Splitting(isCancelled: { checks.next() >= 2 }, pieceBytes: 200)
+    #expect(throws: CancellationError.self) {
+      _ = try TextLayout(.plain(Self.latin), style: TextStyle(), width: 300, splitting: splitting)
+    }
+    #expect(checks.count == 2)
+  }
+
+  @Test("a tile of one 256 KiB paragraph throws CancellationError at the check after its first piece")
+  func tileCancelsBetweenPieces() throws {
+    let paragraph = String(
+      String(repeating: "lorem ipsum dolor sit amet consectetur ", count: 7_000).prefix(256 << 10 - 16))
+    let tile = TextTile(.plain(paragraph), width: 375, scale: 2)
+    let checks = Counter()
+    // Call 1: the tile's check before the layout; 2: before piece 1; 3: before piece 2.
+    #expect(throws: CancellationError.self) {
+      _ = try tile.render(isCancelled: { checks.next() >= 3 })
+    }
+    #expect(checks.count == 3)
+  }
+}
