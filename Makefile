@@ -93,6 +93,7 @@ test-server: deps
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
 	  Server/Package.swift Server/Sources Server/Tests
+	@out=$$(scripts/folder-graph.sh --check) || { echo "$$out" | grep -E '\^|against the layers'; exit 1; }
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \

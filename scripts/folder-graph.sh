@@ -5,7 +5,7 @@
 # folder's type in an extension (`image.pngData()` is not seen as a use of Codecs).
 #   scripts/folder-graph.sh [--check] [Sources/AsyncLayer]
 # --check also fails (exit 1) on a use that runs against the layers of docs/architecture.md:
-#   core (Geometry, Support, Render, Codecs, Text) <- engine (Loop, Layers, Scheduling, Statistics) <- Images;
+#   core (Geometry, Support, Pool, Render, Codecs, Text) <- engine (Loop, Layers, Scheduling, Statistics) <- Images;
 #   core <- Report.
 set -euo pipefail
 check=false
@@ -21,7 +21,7 @@ folders=$(find . -mindepth 1 -maxdepth 1 -type d ! -name '*.docc' | sed 's|^\./|
 # The layer of each folder, and the layers each layer may use.
 layer_of() {
   case "$1" in
-    Geometry | Support | Render | Codecs | Text) echo core ;;
+    Geometry | Support | Pool | Render | Codecs | Text) echo core ;;
     Loop | Layers | Scheduling | Statistics) echo engine ;;
     Images) echo images ;;
     Report) echo report ;;
