@@ -24,6 +24,9 @@
 // libpng (under cairo) for PNGs decoded straight to a smaller size (Codecs/ImageDecoder.swift).
 #include "png_reduce.h"
 
+// A zlib writer for the filtered rows of text tiles (Codecs/PNGEncoder+GrayTile.swift).
+#include "png_deflate.h"
+
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"
 
