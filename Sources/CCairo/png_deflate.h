@@ -18,8 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#define ASYNCLAYER_DEFLATE_HASH_BITS 14
+#define ASYNCLAYER_DEFLATE_HASH_BITS 13
 #define ASYNCLAYER_DEFLATE_WINDOW 32768
 
 /// Scratch bytes for `count` input bytes: the hash table plus one 4-byte token per input byte.
@@ -83,15 +86,23 @@ static inline void asynclayer_huffman_lengths(const uint32_t *freq_in, unsigned 
     return;
   }
   for (;;) {
-    // Leaves sorted by count (insertion sort: at most 286 of them, mostly few).
-    for (unsigned i = 1; i < used; i++) {
-      unsigned s = symbols[i], j = i;
-      while (j > 0 && freq[symbols[j - 1]] > freq[s]) {
-        symbols[j] = symbols[j - 1];
-        j--;
+    // Leaves sorted by count, then symbol (Shell sort of packed keys: at most 286, no indirection).
+    uint64_t keys[288];
+    for (unsigned i = 0; i < used; i++) keys[i] = (uint64_t)freq[symbols[i]] << 16 | symbols[i];
+    static const unsigned gaps[] = {132, 57, 23, 10, 4, 1};
+    for (unsigned g = 0; g < 6; g++) {
+      unsigned gap = gaps[g];
+      for (unsigned i = gap; i < used; i++) {
+        uint64_t key = keys[i];
+        unsigned j = i;
+        while (j >= gap && keys[j - gap] > key) {
+          keys[j] = keys[j - gap];
+          j -= gap;
+        }
+        keys[j] = key;
       }
-      symbols[j] = s;
     }
+    for (unsigned i = 0; i < used; i++) symbols[i] = (unsigned)(keys[i] & 0xffff);
     // The two-queue construction: leaves in order, internal nodes in the order they are made.
     uint64_t weight[576];
     int parent[576];
@@ -143,9 +154,13 @@ static inline void asynclayer_huffman_codes(const uint8_t *lengths, unsigned n, 
       codes[s] = 0;
       continue;
     }
-    unsigned c = next[len]++, reversed = 0;
-    for (unsigned b = 0; b < len; b++) reversed |= ((c >> b) & 1) << (len - 1 - b);
-    codes[s] = (uint16_t)reversed;
+    // Reverse the 16-bit code, then drop the bits below the code's length.
+    unsigned v = next[len]++;
+    v = ((v >> 1) & 0x5555) | ((v & 0x5555) << 1);
+    v = ((v >> 2) & 0x3333) | ((v & 0x3333) << 2);
+    v = ((v >> 4) & 0x0f0f) | ((v & 0x0f0f) << 4);
+    v = ((v >> 8) & 0x00ff) | ((v & 0x00ff) << 8);
+    codes[s] = (uint16_t)(v >> (16 - len));
   }
 }
 
@@ -229,6 +244,18 @@ static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count,
     if (i > 0 && i + 3 <= count && input[i] == input[i - 1] && input[i + 1] == input[i - 1] &&
         input[i + 2] == input[i - 1]) {
       size_t run = 3;
+#ifdef __SSE2__
+      __m128i wide = _mm_set1_epi8((char)input[i - 1]);
+      while (i + run + 16 <= count) {
+        unsigned differ =
+            0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(input + i + run)), wide));
+        if (differ) {
+          run += (unsigned)__builtin_ctz(differ);
+          goto run_found;
+        }
+        run += 16;
+      }
+#endif
       uint64_t pattern = 0x0101010101010101ull * input[i - 1];
       while (i + run + 8 <= count) {
         uint64_t x = asynclayer_load64(input + i + run) ^ pattern;

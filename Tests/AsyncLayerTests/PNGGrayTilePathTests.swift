@@ -16,7 +16,8 @@ import Testing
     ("half-transparent blue", Color(red: 0, green: 0, blue: 1, alpha: 0.5)),
   ]
   static let backgrounds: [(String, Color?)] = [
-    ("white", .white), ("light gray", .lightGray), ("transparent", nil), ("light blue", Color(red: 0.8, green: 0.9, blue: 1)),
+    ("white", .white), ("light gray", .lightGray), ("transparent", nil),
+    ("light blue", Color(red: 0.8, green: 0.9, blue: 1)),
     ("half-transparent white", Color(red: 1, green: 1, blue: 1, alpha: 0.5)), ("black", .black),
   ]
 
@@ -30,7 +31,7 @@ import Testing
     guard let fast = try encoder.encodeGrayTile(image, workspace: .current) else { return false }
     #expect(try RenderedImage(pngData: fast).pixels == image.pixels, "gray tile path, \(label)")
     // The encoder's public entry point gives the fast path's bytes.
-    #expect(try encoder.encode(image) == fast, label)
+    #expect(try encoder.encode(image) == fast, "\(label)")
     return true
   }
 
@@ -51,7 +52,7 @@ import Testing
         let image = try tile.render().image
         let label = "\(foregroundName) on \(backgroundName) at scale \(scale)"
         let took = try Self.compare(image, label)
-        #expect(took == Self.isOpaqueGray(image), label)
+        #expect(took == Self.isOpaqueGray(image), "\(label)")
         if took { tookPath += 1 }
       }
     }

@@ -29,16 +29,17 @@ extension PNGEncoder {
     let deflateBound = asynclayer_deflate_bound(filteredBytes)
     let outputBytes = Self.idatBodyOffset + 12 + 12 + deflateBound
     let scratchBytes = asynclayer_deflate_scratch_bytes(filteredBytes)
-    return try workspace.withBuffers(filteredBytes: filteredBytes, outputBytes: outputBytes, scratchBytes: scratchBytes) {
-      filtered, output, scratch in
+    return try workspace.withBuffers(
+      filteredBytes: filteredBytes, outputBytes: outputBytes, scratchBytes: scratchBytes
+    ) { filtered, output, scratch in
       let rows = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
       let isGrayOpaque = image.pixels.withUnsafeBufferPointer { pixels in
         Self.writeGrayUpRows(pixels.baseAddress!, width: width, height: height, into: rows)
       }
       guard isGrayOpaque else { return nil }
       let compressed = asynclayer_deflate_tile(
-        rows, filteredBytes, output.baseAddress!.assumingMemoryBound(to: UInt8.self) + Self.idatBodyOffset, deflateBound,
-        scratch.baseAddress!)
+        rows, filteredBytes, output.baseAddress!.assumingMemoryBound(to: UInt8.self) + Self.idatBodyOffset,
+        deflateBound, scratch.baseAddress!)
       guard compressed > 0, compressed <= Int(Int32.max) else {
         throw RenderError.encodeFailed("the tile deflater could not fit \(filteredBytes) bytes into \(deflateBound)")
       }
