@@ -5,7 +5,7 @@
 //
 // After PNG's `up` filter a text tile is some 95% zero bytes: every blank row, and the blank columns
 // between glyphs. libdeflate's level 1 hashes and inserts every one of them (some 14 instructions
-// per byte). This writer finds runs of the previous byte eight bytes at a time and emits them as
+// per byte). This writer finds runs of the previous byte 16 bytes at a time (8 without SSE2) and emits them as
 // distance-1 matches without touching its hash table, and looks for LZ77 matches (one candidate per
 // 4-byte hash, greedy) only where the bytes change. All tokens go into one dynamic-Huffman block
 // (code lengths limited to 15 bits by halving counts until they fit), checked by libdeflate's
@@ -240,7 +240,7 @@ static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count,
     dist_freq[asynclayer_distance_symbol((unsigned)(distance), &eb, &ev)]++;             \
   } while (0)
   while (i < count) {
-    // A run of the previous byte: distance-1 matches, found eight bytes at a time.
+    // A run of the previous byte: distance-1 matches, found 16 (SSE2) or 8 bytes at a time.
     if (i > 0 && i + 3 <= count && input[i] == input[i - 1] && input[i + 1] == input[i - 1] &&
         input[i + 2] == input[i - 1]) {
       size_t run = 3;

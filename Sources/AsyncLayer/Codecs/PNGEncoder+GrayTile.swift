@@ -14,7 +14,7 @@ extension PNGEncoder {
   /// 4 M instructions, most of them spent on white. Here a row equal to the row above (the blank
   /// rows of a tile: a vectorized `memcmp`) becomes a zero row without being converted, other rows
   /// are converted, checked and `up`-filtered in the same pass, and the rows go to
-  /// `asynclayer_deflate_tile` (Sources/CCairo/png_deflate.h), which skips runs eight bytes at a
+  /// `asynclayer_deflate_tile` (Sources/CCairo/png_deflate.h), which skips runs sixteen bytes at a
   /// time. The decoded pixels are those of the general path: the same gray bytes, filtered and
   /// compressed differently.
   func encodeGrayTile(_ image: RenderedImage, workspace: PNGWorkspace) throws -> Data? {
