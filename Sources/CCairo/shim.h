@@ -45,6 +45,9 @@ void rsvg_handle_get_intrinsic_dimensions(RsvgHandle *handle, gboolean *out_has_
                                           gboolean *out_has_viewbox, RsvgRectangle *out_viewbox);
 void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 
+// A zlib writer for the filtered rows of text tiles (Codecs/PNGEncoder+GrayTile.swift).
+#include "png_deflate.h"
+
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"
 

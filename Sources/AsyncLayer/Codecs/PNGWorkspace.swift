@@ -11,6 +11,7 @@ final class PNGWorkspace {
   private var compressors: [Int: DeflateCompressor] = [:]
   private var filtered = ScratchBuffer()
   private var output = ScratchBuffer()
+  private var scratch = ScratchBuffer()
 
   init() {}
 
@@ -32,6 +33,17 @@ final class PNGWorkspace {
       output.trim(to: Self.retainedBytesLimit)
     }
     return try body(filtered.reserve(filteredBytes), output.reserve(outputBytes))
+  }
+
+  /// Lends three buffers (rows, output, the tile deflater's scratch memory) to `body`.
+  func withBuffers<R>(
+    filteredBytes: Int, outputBytes: Int, scratchBytes: Int,
+    _ body: (UnsafeMutableRawBufferPointer, UnsafeMutableRawBufferPointer, UnsafeMutableRawBufferPointer) throws -> R
+  ) rethrows -> R {
+    defer { scratch.trim(to: Self.retainedBytesLimit) }
+    return try withBuffers(filteredBytes: filteredBytes, outputBytes: outputBytes) { filtered, output in
+      try body(filtered, output, scratch.reserve(scratchBytes))
+    }
   }
 
   /// This thread's workspace, created on first use and released when the thread exits.

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 28's goals 1-4 side by side, in one command, interleaved round by round (medians):
+#
+#   bench/issue28.sh [ROUNDS] [TILES]      (defaults 5 rounds, 1000 tiles per run)
+#
+#   1. throughput --png fast / --png none, 1 worker (goal >= 0.5)
+#   2. throughput --png none / the C pangocairo loop (bench/out/pango_reference, 1 thread), tiles/s (goal >= 1.25)
+#   3. throughput --workload mixed, 2 workers / 1 worker (goal >= 1.85)
+#   4. batch --workers 1 / throughput --png fast, 1 worker, same lines (goal >= 0.95)
+#
+# All runs use the same tile (TEXT, Sans 14, 375 x 120 pt at scale 2, padding 8, white: ThroughputCommand's
+# and bench/batch.py's defaults apart from the fixed height). Wall-clock ratios depend on the machine's
+# load: the load average is printed before and after; bench/callgrind.sh gives the load-independent
+# instruction counts. LAYERBENCH=path measures another build. Needs `make bench-c` and a release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+TILES=${2:-1000}
+LB=${LAYERBENCH:-.build/release/layerbench}
+C_BIN=bench/out/pango_reference
+TEXT=${TEXT:-"The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."}
+for binary in "$C_BIN" "$LB"; do
+  [[ -x $binary ]] || { echo "missing $binary (run make bench-c and swift build -c release)" >&2; exit 1; }
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/issue28.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+escaped=${TEXT//\\/\\\\}
+escaped=${escaped//\"/\\\"}
+for ((i = 0; i < TILES; i++)); do printf '{"id": "t%07d", "text": "%s"}\n' "$i" "$escaped"; done > "$WORK/lines.jsonl"
+TILE=(--text "$TEXT" --font "Sans 14" --width 375 --height 120 --scale 2 --padding 8 --bg white)
+BATCH_TILE=(--font "Sans 14" --width 375 --height 120 --scale 2 --padding 8 --bg white)
+
+rate() { grep -oE '[0-9.]+ tiles/s' | head -1 | awk '{ print $1 }'; }
+throughput() { "$LB" throughput "${TILE[@]}" --tiles "$TILES" "$@" 2>&1 | rate; }
+c_loop() { "$C_BIN" --tiles "$TILES" --threads 1 --text "$TEXT" 2>&1 | rate; }
+batch() {
+  rm -rf "$WORK/out"
+  "$LB" batch --input "$WORK/lines.jsonl" --out-dir "$WORK/out" --workers 1 --progress-interval 0 --no-resume \
+    "${BATCH_TILE[@]}" 2>&1 | grep -oE 'failed, [0-9]+ tiles/s' | grep -oE '[0-9]+ tiles/s' | awk '{ print $1 }'
+}
+
+echo "bench/issue28.sh $ROUNDS $TILES: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $LB"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+printf '%-5s %10s %10s %10s %10s %10s %10s\n' round none fast C mixed-1 mixed-2 batch
+declare -a NONE FAST CL M1 M2 BATCH
+for ((r = 1; r <= ROUNDS; r++)); do
+  # Alternate the order of the pairs from round to round so that drift in the load hits both sides.
+  if ((r % 2)); then
+    n=$(throughput --workers 1 --png none); f=$(throughput --workers 1 --png fast); c=$(c_loop)
+    m1=$(throughput --workload mixed --workers 1); m2=$(throughput --workload mixed --workers 2); b=$(batch)
+  else
+    b=$(batch); m2=$(throughput --workload mixed --workers 2); m1=$(throughput --workload mixed --workers 1)
+    c=$(c_loop); f=$(throughput --workers 1 --png fast); n=$(throughput --workers 1 --png none)
+  fi
+  NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b")
+  printf '%-5s %10s %10s %10s %10s %10s %10s\n' "$r" "$n" "$f" "$c" "$m1" "$m2" "$b"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# Ratios per round (the two sides of a round ran back to back), then their median.
+ratios() { local -n a=$1 b=$2; local out=(); for ((k = 0; k < ${#a[@]}; k++)); do out+=("$(awk -v x="${a[k]}" -v y="${b[k]}" 'BEGIN { printf "%.3f", x / y }')"); done; median "${out[@]}"; }
+printf '%-5s %10s %10s %10s %10s %10s %10s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
+  "$(median "${CL[@]}")" "$(median "${M1[@]}")" "$(median "${M2[@]}")" "$(median "${BATCH[@]}")"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "1. png fast / png none, 1 worker:        $(ratios FAST NONE)   (goal >= 0.5)"
+echo "2. render / C loop, 1 thread, tiles/s:   $(ratios NONE CL)   (goal >= 1.25)"
+echo "3. mixed, 2 workers / 1 worker:          $(ratios M2 M1)   (goal >= 1.85)"
+echo "4. batch 1 worker / png fast 1 worker:   $(ratios BATCH FAST)   (goal >= 0.95)"
