@@ -136,6 +136,23 @@ struct ReportPDFCorrectnessTests {
     }
   }
 
+  @Test(arguments: ["en", "de-CH", "x (odd) ü"])
+  func languageIsInTheCatalog(language: String) throws {
+    var document = ReportDocument(title: "Sprache", pageSize: Self.page, margins: EdgeInsets(all: 36))
+    document.metadata = ReportMetadata(author: "Tests", language: language)
+    document.addHeading("Kapitel")
+    document.addParagraph("Ein Absatz.")
+    try Poppler.withPDF(ReportLayout(document).pdfData()) { pdf in
+      try Self.assertClean(pdf)
+      let reader = try QPDF(pdf)
+      #expect(QPDF.text(reader.catalog?["/Lang"]) == language)
+      // The update keeps what cairo wrote: the structure tree, the outline, the information.
+      #expect(reader.catalog?["/StructTreeRoot"] != nil)
+      #expect(reader.outline.map(\.title) == ["Kapitel"])
+      #expect(try Poppler.run("pdfinfo", [pdf]).contains("Tests"))
+    }
+  }
+
   @Test func everyReportPDFPassesQPDF() throws {
     let (layout, _, _) = try ReportOutputTests.sampleLayout()
     try Poppler.withPDF(layout.pdfData()) { pdf in try Self.assertClean(pdf) }

@@ -73,11 +73,20 @@ extension ReportLayout {
     }
     structure.closeAll()
     navigation.addOutline(to: document.surface.raw)
-    let data = try document.finish()
+    var data = try document.finish()
     // cairo 1.16 lists an image XObject in a page's resources once per paint: a colour glyph drawn
     // twice on a page repeats its key, which qpdf and pypdf flag.
-    guard let colorGlyphs = layouts.colorGlyphs, colorGlyphs.paintedCount > colorGlyphs.imageCount else { return data }
-    return PDFResourceCleanup.removingDuplicateXObjectKeys(from: data)
+    if let colorGlyphs = layouts.colorGlyphs, colorGlyphs.paintedCount > colorGlyphs.imageCount {
+      data = PDFResourceCleanup.removingDuplicateXObjectKeys(from: data)
+    }
+    // cairo 1.16 has no call for the document language: an incremental update adds it.
+    if let language = metadata.language, !language.isEmpty {
+      guard let updated = PDFCatalogUpdate.settingLanguage(language, in: data) else {
+        throw RenderError.cairo(operation: "adding /Lang to the PDF", status: "the PDF's catalog was not found")
+      }
+      data = updated
+    }
+    return data
   }
 
   /// `date` as cairo takes it for the PDF: ISO 8601 in UTC.
