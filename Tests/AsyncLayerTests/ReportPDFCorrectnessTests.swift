@@ -128,7 +128,8 @@ struct ReportPDFCorrectnessTests {
       #expect(info.split(separator: "\n").contains { $0.hasPrefix("Tagged:") && $0.hasSuffix("yes") }, "\(info)")
       let structure = try QPDF(pdf).structure
       let types = Set(structure.map(\.type))
-      for type in ["/Document", "/H1", "/H2", "/P", "/Table", "/TR", "/TH", "/TD", "/TOC", "/TOCI", "/Link", "/Figure"] {
+      for type in ["/Document", "/H1", "/H2", "/P", "/Table", "/TR", "/TH", "/TD", "/TOC", "/TOCI", "/Link", "/Figure"]
+      {
         #expect(types.contains(type), "no \(type) in \(structure.map(\.type))")
       }
       // Cells sit in rows in tables.

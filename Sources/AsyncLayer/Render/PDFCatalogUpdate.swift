@@ -65,7 +65,12 @@ enum PDFCatalogUpdate {
 
   /// `text` as a PDF text string: literal for a plain language tag, else UTF-16BE in hex.
   static func pdfString(_ text: String) -> String {
-    if !text.isEmpty, text.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == UInt8(ascii: "-")) }) {
+    if !text.isEmpty,
+      text.utf8.allSatisfy({
+        $0 < 0x80
+          && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == UInt8(ascii: "-"))
+      })
+    {
       return "(\(text))"
     }
     let units = [0xFEFF] + Array(text.utf16)
