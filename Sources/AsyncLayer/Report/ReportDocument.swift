@@ -113,7 +113,8 @@ public enum ReportBlock: Sendable, Hashable {
 /// The PDF's descriptive metadata (besides the title).
 ///
 /// ```swift
-/// report.metadata = ReportMetadata(author: "Finance", subject: "Q3 sales", keywords: ["sales", "2024"])
+/// report.metadata = ReportMetadata(author: "Finance", subject: "Q3 sales", keywords: ["sales", "2024"],
+///                                  language: "en")
 /// ```
 public struct ReportMetadata: Sendable, Hashable {
   /// The PDF's Author entry.
@@ -122,12 +123,16 @@ public struct ReportMetadata: Sendable, Hashable {
   public var subject: String?
   /// The PDF's Keywords entry, joined with commas.
   public var keywords: [String]
+  /// The document's language as a BCP 47 tag (`"en"`, `"de-CH"`): the PDF catalog's `/Lang`,
+  /// which screen readers use to pick a voice.
+  public var language: String?
 
   /// Metadata with the given entries; nil and empty ones are left out of the PDF.
-  public init(author: String? = nil, subject: String? = nil, keywords: [String] = []) {
+  public init(author: String? = nil, subject: String? = nil, keywords: [String] = [], language: String? = nil) {
     self.author = author
     self.subject = subject
     self.keywords = keywords
+    self.language = language
   }
 }
 

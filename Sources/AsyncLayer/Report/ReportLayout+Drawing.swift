@@ -20,10 +20,17 @@ extension ReportLayout {
   }
 
   /// Draws page `index`, reusing `layouts` across the pages of one output.
-  func draw(page index: Int, in context: DrawingContext, layouts: ReportRunLayouts) throws {
+  /// A PDF pass adds `navigation` (named destinations for in-document links) and `structure`
+  /// (the tagged-PDF elements); both nil for PNG and SVG.
+  func draw(
+    page index: Int, in context: DrawingContext, layouts: ReportRunLayouts, navigation: ReportNavigation? = nil,
+    structure: ReportStructure? = nil
+  ) throws {
     guard pages.indices.contains(index) else { throw ReportError.pageOutOfRange(index: index, count: pages.count) }
-    for element in pages[index].elements {
+    navigation?.declareDestinations(onPage: index, in: context.cairo.raw)
+    for (number, element) in pages[index].elements.enumerated() {
       try context.checkCancellation()
+      structure?.enter(element, index: number)
       switch element {
       case .text(let run):
         try context.draw(run, layouts: layouts)
@@ -34,11 +41,12 @@ extension ReportLayout {
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
       case .link(let rect, let target):
-        context.addLink(rect, to: target)
+        context.addLink(rect, to: target, named: navigation)
       case .figure(let figure, let frame):
         try context.draw(figure, in: frame)
       }
     }
+    structure?.closePage()
   }
 }
 
@@ -68,12 +76,19 @@ extension ReportTextRun {
 extension DrawingContext {
   /// Marks `rect` as a link to `target` (cairo's link tag: PDF surfaces write a link annotation,
   /// others ignore it).
-  func addLink(_ rect: Rect, to target: ReportLinkTarget) {
+  /// A place in the document links to its named destination in `navigation` when it has one
+  /// (resolved when the PDF finishes, forward or backward), else to its page number.
+  func addLink(_ rect: Rect, to target: ReportLinkTarget, named navigation: ReportNavigation? = nil) {
     let area = "rect=[\(rect.minX) \(rect.minY) \(rect.width) \(rect.height)]"
     let attributes: String
     switch target {
     case .url(let url): attributes = "uri='\(Self.tagString(url))' " + area
-    case .page(let page, let y): attributes = "page=\(page) pos=[0 \(y)] " + area
+    case .page(let page, let y):
+      if let name = navigation?.names[target] {
+        attributes = "dest='\(Self.tagString(name))' " + area
+      } else {
+        attributes = "page=\(page) pos=[0 \(y)] " + area
+      }
     }
     cairo_tag_begin(cairo.raw, CAIRO_TAG_LINK, attributes)
     cairo_tag_end(cairo.raw, CAIRO_TAG_LINK)
@@ -106,6 +121,10 @@ extension DrawingContext {
     }
     for line in lines[run.lines] {
       guard let pangoLine = layout.pangoLine(line.index) else { break }
+      if let colorGlyphs = layouts.colorGlyphs {
+        colorGlyphs.show(pangoLine, x: origin.x + line.frame.minX, y: origin.y + line.baseline, in: cr)
+        continue
+      }
       cairo_move_to(cr, origin.x + line.frame.minX, origin.y + line.baseline)
       // Vector surfaces draw through cairo's glyph cache, shared by every thread (FontCacheLock).
       FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }

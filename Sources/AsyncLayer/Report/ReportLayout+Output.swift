@@ -57,13 +57,36 @@ extension ReportLayout {
     let drawing = DrawingContext(context: context, size: pageSize, scale: 1, isCancelled: isCancelled)
     // On the thread that paginated, the texts are drawn with the layouts pagination made.
     let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
+    layouts.colorGlyphs = VectorColorGlyphs(writesText: true)
+    let navigation = ReportNavigation(self)
+    let structure = ReportStructure(drawing)
+    // One Document element holds the pages' elements (cairo continues it on each page).
+    structure.openRoot(ReportStructure.Node(tag: "Document", key: 0))
     for index in pages.indices {
       try drawing.checkCancellation()
-      try drawing.withSavedState { try draw(page: index, in: drawing, layouts: layouts) }
+      try drawing.withSavedState {
+        try draw(page: index, in: drawing, layouts: layouts, navigation: navigation, structure: structure)
+      }
+      if index == pages.count - 1 { structure.closeAll() }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
       try context.check("drawing PDF page \(index + 1)")
     }
-    return try document.finish()
+    structure.closeAll()
+    navigation.addOutline(to: document.surface.raw)
+    var data = try document.finish()
+    // cairo 1.16 lists an image XObject in a page's resources once per paint: a colour glyph drawn
+    // twice on a page repeats its key, which qpdf and pypdf flag.
+    if let colorGlyphs = layouts.colorGlyphs, colorGlyphs.paintedCount > colorGlyphs.imageCount {
+      data = PDFResourceCleanup.removingDuplicateXObjectKeys(from: data)
+    }
+    // cairo 1.16 has no call for the document language: an incremental update adds it.
+    if let language = metadata.language, !language.isEmpty {
+      guard let updated = PDFCatalogUpdate.settingLanguage(language, in: data) else {
+        throw RenderError.cairo(operation: "adding /Lang to the PDF", status: "the PDF's catalog was not found")
+      }
+      data = updated
+    }
+    return data
   }
 
   /// `date` as cairo takes it for the PDF: ISO 8601 in UTC.
@@ -93,6 +116,7 @@ extension ReportLayout {
     let drawing = DrawingContext(context: context, size: total, scale: 1, isCancelled: isCancelled)
     // On the thread that paginated, the texts are drawn with the layouts pagination made.
     let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
+    layouts.colorGlyphs = VectorColorGlyphs(writesText: false)
     for index in pages.indices {
       try drawing.checkCancellation()
       try drawing.withSavedState {

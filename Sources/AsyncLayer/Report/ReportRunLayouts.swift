@@ -32,6 +32,8 @@ final class ReportRunLayouts {
   /// a paragraph.
   private var recent: [(key: Key, layout: TextLayout)] = []
   private static let capacity = 8
+  /// A PDF or SVG output's colour glyphs (emoji), stored once each; nil for PNG pages.
+  var colorGlyphs: VectorColorGlyphs?
 
   init(prepared: [Key: TextLayout] = [:]) { self.prepared = prepared }
 
