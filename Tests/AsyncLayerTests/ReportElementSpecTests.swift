@@ -63,7 +63,9 @@ struct ReportElementSpecTests {
       ),
       (#"{"widows": 0, "content": []}"#, "spec.widows: expected from 1 to 100 lines (got 0)"),
       (#"{"orphans": 2.5, "content": []}"#, "spec.orphans: expected a whole number (got 2.5)"),
-      (#"{"content": [{"paragraph": "a", "keepTogether": 1}]}"#, "spec.content[0].keepTogether: expected true or false"),
+      (
+        #"{"content": [{"paragraph": "a", "keepTogether": 1}]}"#, "spec.content[0].keepTogether: expected true or false"
+      ),
     ])
   func badValues(json: String, expected: String) {
     let message = Self.error(json)
@@ -76,7 +78,8 @@ struct ReportElementSpecTests {
     for _ in 0..<ReportList.maximumDepth { json = #"{"items": [{"text": "x", "list": \#(json)}]}"# }
     let message = Self.error(#"{"content": [{"list": \#(json)}]}"#)
     let path = "spec.content[0].list" + String(repeating: ".items[0].list", count: ReportList.maximumDepth)
-    #expect(message?.hasPrefix(path + ": lists nest at most 8 levels deep (this is level 9)") == true, "\(message ?? "")")
+    #expect(
+      message?.hasPrefix(path + ": lists nest at most 8 levels deep (this is level 9)") == true, "\(message ?? "")")
   }
 
   @Test("a list of more items than the limit is refused from its count, before its items decode")

@@ -90,7 +90,8 @@ struct ReportListTableTests {
 
   /// A table whose first cell spans two columns and two rows, filled yellow.
   static func spannedTable() -> ReportTable {
-    var table = ReportTable(columns: ["A", "B", "C"], rows: [["span", "", "c1"], ["", "", "c2"], ["a3", "b3", "c3"]])
+    var table = ReportTable(
+      columns: ["A", "B", "C"], rows: [["span", "", "c1"], ["", "", "c2"], ["a3", "b3", "c3"]])
     table.cellOptions[ReportTableCellIndex(row: 0, column: 0)] = ReportTableCell(
       columnSpan: 2, rowSpan: 2, fill: Color(red: 1, green: 1, blue: 0))
     table.cellOptions[ReportTableCellIndex(row: 2, column: 2)] = ReportTableCell(isBold: true, alignment: .right)

@@ -61,7 +61,10 @@ extension ReportPaginator {
     let from = titleX + last.frame.maxX + pad
     let to = numberX + numberLine.frame.minX - pad
     // The width of one " ." step, from a ten-step sample laid out once.
-    let sample = try cache[-1] ?? TextLayout(.plain(String(repeating: " .", count: 10)), style: style.tableOfContents, width: nil, limits: limits)
+    let sample =
+      try cache[-1]
+      ?? TextLayout(
+        .plain(String(repeating: " .", count: 10)), style: style.tableOfContents, width: nil, limits: limits)
     cache[-1] = sample
     let step = sample.size.width / 10
     guard step > 0, to - from >= step else { return }
@@ -78,7 +81,8 @@ extension ReportPaginator {
     cache[count] = dots
     guard let dotLine = dots.lines.first, dots.lines.count == 1 else { return }
     // On the title's last line's baseline.
-    let top = cursor + last.frame.minY - first.frame.minY + last.baseline - last.frame.minY - dotLine.baseline
+    let top =
+      cursor + last.frame.minY - first.frame.minY + last.baseline - last.frame.minY - dotLine.baseline
       + dotLine.frame.minY
     elements.append(
       .text(

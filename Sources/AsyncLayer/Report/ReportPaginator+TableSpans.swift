@@ -84,7 +84,8 @@ extension ReportPaginator {
       let partEnd = index.row < table.rows.count ? table.rows.count : rowCount
       guard option.rowSpan <= partEnd - index.row else {
         throw refuse(
-          "spans \(option.rowSpan) rows, past the end of the table's \(index.row < table.rows.count ? "body" : "footer")")
+          "spans \(option.rowSpan) rows, past the end of the table's \(index.row < table.rows.count ? "body" : "footer")"
+        )
       }
       guard !covered.contains(index) else { throw refuse("is covered by another cell's span") }
       guard option.columnSpan > 1 || option.rowSpan > 1 else { continue }
@@ -92,7 +93,8 @@ extension ReportPaginator {
         for column in index.column..<index.column + option.columnSpan where row != index.row || column != index.column {
           let position = ReportTableCellIndex(row: row, column: column)
           guard covered.insert(position).inserted, table.cellOptions[position] == nil else {
-            throw refuse("spans over the cell at row \(row), column \(column), which is covered or has options of its own")
+            throw refuse(
+              "spans over the cell at row \(row), column \(column), which is covered or has options of its own")
           }
         }
       }

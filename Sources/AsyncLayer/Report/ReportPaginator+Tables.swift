@@ -74,7 +74,9 @@ extension ReportPaginator {
           let option = table.cellOptions[index] ?? ReportTableCell()
           let span = column..<min(columns, column + max(1, option.columnSpan))
           let width = span.reduce(0) { $0 + widths[$1] } - 2 * padding
-          guard width >= 1 else { return try TextLayout(.plain(text), style: base, width: textWidth(column), limits: limits) }
+          guard width >= 1 else {
+            return try TextLayout(.plain(text), style: base, width: textWidth(column), limits: limits)
+          }
           return try TextLayout(.plain(text), style: Self.styled(base, with: option), width: width, limits: limits)
         }
         if let shared = distinct[column][text] { return shared }

@@ -52,7 +52,10 @@ struct SpecListItem: Decodable {
     }
     try ReportSpecKey.rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
     let sublist = try container.decodeIfPresent(SpecList.self, forKey: .list)?.list
-    switch (try container.decodeIfPresent(String.self, forKey: .text), try container.decodeIfPresent(String.self, forKey: .markup)) {
+    switch (
+      try container.decodeIfPresent(String.self, forKey: .text),
+      try container.decodeIfPresent(String.self, forKey: .markup)
+    ) {
     case (let text?, nil): item = ReportListItem(.plain(text), sublist: sublist)
     case (nil, let markup?): item = ReportListItem(.markup(markup), sublist: sublist)
     default:
