@@ -148,6 +148,7 @@ extension ReportBlock {
 
 /// Page-flow options of a block (``ReportBlock/flow(_:_:)``).
 public struct ReportFlow: OptionSet, Sendable, Hashable {
+  /// The option bits.
   public let rawValue: Int
 
   /// Creates options from their bits.
