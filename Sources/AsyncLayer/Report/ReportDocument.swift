@@ -34,6 +34,16 @@ public struct ReportDocument: Sendable, Hashable {
   public var header: String?
   /// The footer template, with the fields of ``header``, when ``showsPageNumbers`` is on.
   public var footer: String = "Page {page} of {pages}"
+  /// The first page's header template, nil for ``header`` (an empty string for none): a cover page
+  /// or letterhead that differs from the pages after it.
+  ///
+  /// ```swift
+  /// report.firstPageHeader = ""                        // no running header on the cover
+  /// report.firstPageFooter = "{title}, {date}"
+  /// ```
+  public var firstPageHeader: String?
+  /// The first page's footer template, nil for ``footer`` (an empty string for none).
+  public var firstPageFooter: String?
   /// The date `{date}` shows and the PDF's creation date.
   public var date: Date = Date()
   /// The PDF's author, subject and keywords (its title is ``title``).
@@ -90,6 +100,16 @@ public struct ReportDocument: Sendable, Hashable {
   public mutating func addImage(_ image: RenderedImage) {
     blocks.append(.image(image))
   }
+
+  /// Appends a bulleted or numbered list.
+  public mutating func addList(_ list: ReportList) {
+    blocks.append(.list(list))
+  }
+
+  /// Appends a page break: what follows starts on a new page.
+  public mutating func addPageBreak() {
+    blocks.append(.pageBreak)
+  }
 }
 
 /// One piece of a report's content.
@@ -108,6 +128,39 @@ public enum ReportBlock: Sendable, Hashable {
   case tableOfContents
   /// A picture kept whole on one page: an image, an SVG, a chart or a QR code.
   case figure(ReportFigure)
+  /// A bulleted or numbered list, with nested lists (see ``ReportList``).
+  case list(ReportList)
+  /// A block with page-flow options: kept whole on one page, or on the same page as the start of
+  /// the next block.
+  ///
+  /// ```swift
+  /// report.blocks.append(.flow(.paragraph(.plain("Signature: ____")), [.keepTogether]))
+  /// ```
+  indirect case flow(ReportBlock, ReportFlow)
+}
+
+extension ReportBlock {
+  /// The block inside any ``flow(_:_:)`` options.
+  var withoutFlow: ReportBlock {
+    var block = self
+    while case .flow(let inner, _) = block { block = inner }
+    return block
+  }
+}
+
+/// Page-flow options of a block (``ReportBlock/flow(_:_:)``).
+public struct ReportFlow: OptionSet, Sendable, Hashable {
+  /// The option bits.
+  public let rawValue: Int
+
+  /// Creates options from their bits.
+  public init(rawValue: Int) { self.rawValue = rawValue }
+
+  /// The block moves to the next page whole rather than break, unless it is taller than a page.
+  public static let keepTogether = ReportFlow(rawValue: 1)
+  /// The block never ends a page: it moves to the next page with the start of the block after it,
+  /// as a heading always does.
+  public static let keepWithNext = ReportFlow(rawValue: 2)
 }
 
 /// The PDF's descriptive metadata (besides the title).
@@ -158,6 +211,16 @@ public struct ReportTable: Sendable, Hashable {
   public var alignments: [ReportColumnAlignment] = []
   /// How each column's body cells are written; missing columns are ``ReportColumnFormat/text``.
   public var formats: [ReportColumnFormat] = []
+  /// Rows drawn once at the table's end (totals), in the header's style and background, kept
+  /// together on one page; formats and alignments apply as in the body.
+  public var footerRows: [[String]] = []
+  /// Spans and per-cell styles, by position (see ``ReportTableCell``).
+  ///
+  /// ```swift
+  /// table.footerRows = [["Total", "", "1 234.50"]]
+  /// table.cellOptions[ReportTableCellIndex(row: table.rows.count, column: 0)] = ReportTableCell(columnSpan: 2)
+  /// ```
+  public var cellOptions: [ReportTableCellIndex: ReportTableCell] = [:]
 
   /// A table; `widths` defaults to equal columns.
   public init(columns: [String], widths: [Double]? = nil, rows: [[String]]) {

@@ -22,6 +22,16 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
   /// too small a relative width) for the content width. `fits` is how many columns of equal width
   /// the content width holds.
   case columnTooNarrow(block: Int, column: Int, columns: Int, width: Double, minimum: Double, contentWidth: Double)
+  /// A list nests deeper than `limit` levels (``ReportList/maximumDepth``).
+  case listTooDeep(block: Int, limit: Int)
+  /// A list holds more than `limit` items, nested ones included (``ReportList/maximumItems``).
+  case listTooLong(block: Int, limit: Int)
+  /// A table cell's span is not at least 1, reaches past the table's columns or rows, or covers a
+  /// cell another span covers (`row` counts the body rows, then the footer rows).
+  case invalidCellSpan(block: Int, row: Int, column: Int, reason: String)
+  /// The rows a rowspan joins (with the table header) are taller than a page: such a group is
+  /// kept on one page.
+  case rowGroupTooTall(block: Int, row: Int)
 
   /// A message a person can act on.
   public var description: String {
@@ -43,6 +53,15 @@ public enum ReportError: Error, Sendable, Hashable, CustomStringConvertible {
         + "between the margins fits at most \(fits) columns of equal width: use fewer columns or a wider page"
     case .pageOutOfRange(let index, let count):
       return "page index \(index) is outside the report's \(count) pages (0..<\(count))"
+    case .listTooDeep(let block, let limit):
+      return "block \(block): a list nests more than \(limit) levels deep; flatten it"
+    case .listTooLong(let block, let limit):
+      return "block \(block): a list holds more than \(limit) items; split it into several lists"
+    case .invalidCellSpan(let block, let row, let column, let reason):
+      return "block \(block): the table cell at row \(row), column \(column) \(reason)"
+    case .rowGroupTooTall(let block, let row):
+      return "block \(block): the rows joined by the rowspan from row \(row) are taller than a page, and a rowspan "
+        + "is kept on one page: use a smaller rowspan or less text"
     }
   }
 }

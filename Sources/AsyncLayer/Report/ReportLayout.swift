@@ -142,6 +142,13 @@ public struct ReportTextRun: Sendable, Hashable {
     case header
     /// A line of the table of contents: the heading's title or its page number.
     case tableOfContents(entry: Int)
+    /// The leader dots of table of contents line `entry`, between its title and page number.
+    case contentsLeader(entry: Int)
+    /// The text of list item `item` (counted through the nested lists, from 0) at nesting `level`
+    /// (from 0).
+    case listItem(item: Int, level: Int)
+    /// The bullet or number of list item `item`.
+    case listMarker(item: Int)
   }
 
   /// What the text is part of.

@@ -10,6 +10,9 @@ extension ReportPaginator {
     var rows: [[TextLayout]]
     /// How far each body cell moves left so that a decimal column's points line up (0 elsewhere).
     var shifts: [[Double]]
+    /// Spans, cell styles and footer rows (which follow the body rows in ``rows``); nil for a
+    /// table without them, which takes the plain path.
+    var spans: TableSpans?
   }
 
   private func layOutTable(_ table: ReportTable, blockIndex: Int) throws -> TableCells {
@@ -51,15 +54,31 @@ extension ReportPaginator {
       try TextLayout(
         .plain(table.columns[column]), style: headerStyles[column], width: textWidth(column), limits: limits)
     }
+    // Spans are checked before any cell is laid out.
+    let isPlain = table.cellOptions.isEmpty && table.footerRows.isEmpty
+    let covered = isPlain ? [] : try Self.coveredCells(of: table, blockIndex: blockIndex)
     // Cells of a column with the same text share one layout (a column of regions or dates
     // repeats a few values over thousands of rows): Pango lays each distinct text out once.
     var distinct = Array(repeating: [String: TextLayout](), count: columns)
-    let rows = try table.rows.enumerated().map { rowIndex, cells in
+    let rows = try (isPlain ? table.rows : table.rows + table.footerRows).enumerated().map { rowIndex, cells in
       guard cells.count <= columns else {
         throw ReportError.tooManyCells(block: blockIndex, row: rowIndex, cells: cells.count, columns: columns)
       }
       return try (0..<columns).map { column in
-        let text = column < cells.count ? formatters[column](cells[column]) : ""
+        let index = ReportTableCellIndex(row: rowIndex, column: column)
+        let isCovered = !isPlain && covered.contains(index)
+        let text = column < cells.count && !isCovered ? formatters[column](cells[column]) : ""
+        if !isPlain, !isCovered, table.cellOptions[index] != nil || rowIndex >= table.rows.count {
+          // A styled, spanning or footer cell: its own layout, at its own width.
+          let base = rowIndex >= table.rows.count ? headerStyles[column] : cellStyles[column]
+          let option = table.cellOptions[index] ?? ReportTableCell()
+          let span = column..<min(columns, column + max(1, option.columnSpan))
+          let width = span.reduce(0) { $0 + widths[$1] } - 2 * padding
+          guard width >= 1 else {
+            return try TextLayout(.plain(text), style: base, width: textWidth(column), limits: limits)
+          }
+          return try TextLayout(.plain(text), style: Self.styled(base, with: option), width: width, limits: limits)
+        }
         if let shared = distinct[column][text] { return shared }
         let layout = try TextLayout(.plain(text), style: cellStyles[column], width: textWidth(column), limits: limits)
         distinct[column][text] = layout
@@ -70,15 +89,23 @@ extension ReportPaginator {
     var shifts = Array(repeating: Array(repeating: 0.0, count: columns), count: rows.count)
     for column in 0..<columns where column < table.alignments.count && table.alignments[column] == .decimal {
       // The width from each cell's decimal point to its end; cells move left by what they lack.
-      let fractions = rows.map { Self.fractionWidth(of: $0[column]) }
+      let fractions = rows.indices.map { row in
+        // A spanning or styled cell keeps its place.
+        isPlain || table.cellOptions[ReportTableCellIndex(row: row, column: column)] == nil
+          ? Self.fractionWidth(of: rows[row][column]) : nil
+      }
       let widest = fractions.compactMap { $0 }.max() ?? 0
       for (row, fraction) in fractions.enumerated() {
         guard let fraction, let line = rows[row][column].lines.first else { continue }
         shifts[row][column] = min(widest - fraction, line.frame.minX)
       }
     }
-    return TableCells(
+    var cells = TableCells(
       columnX: x, columnWidths: widths, header: header, headerHeight: headerHeight, rows: rows, shifts: shifts)
+    if !isPlain {
+      cells.spans = TableSpans(table: table, covered: covered, rows: rows, padding: padding)
+    }
+    return cells
   }
 
   /// The width from the decimal point of a one-line cell to its end (0 without a point), or nil
@@ -113,6 +140,10 @@ extension ReportPaginator {
         + 2 * padding)
     let wholeFitsOnFreshPage = firstRow <= contentRect.height - cells.headerHeight + Self.epsilon
     let needed = cells.headerHeight + (wholeFitsOnFreshPage ? firstRow : firstRowMinimum)
+    if let spans = cells.spans {
+      try placeSpannedRows(cells, spans: spans, blockIndex: blockIndex)
+      return
+    }
     if needed > remainingHeight + Self.epsilon, !isAtPageTop { startNewPage() }
     placeTableHeader(cells, blockIndex: blockIndex)
 
@@ -136,7 +167,7 @@ extension ReportPaginator {
   }
 
   /// Places a row taller than a page, splitting each cell between lines across pages.
-  private mutating func placeSplitRow(_ row: [TextLayout], rowIndex: Int, cells: TableCells, blockIndex: Int) {
+  mutating func placeSplitRow(_ row: [TextLayout], rowIndex: Int, cells: TableCells, blockIndex: Int) {
     var starts = Array(repeating: 0, count: row.count)
     while true {
       let available = remainingHeight - 2 * style.cellPadding
@@ -159,7 +190,13 @@ extension ReportPaginator {
   ) -> Bool {
     let padding = style.cellPadding
     var ends = starts
+    // Covered cells are drawn by the cell spanning them.
     for (column, layout) in row.enumerated() where starts[column] < layout.lines.count {
+      if let spans = cells.spans, spans.covered.contains(ReportTableCellIndex(row: rowIndex, column: column)) {
+        ends[column] = layout.lines.count
+        starts[column] = layout.lines.count
+        continue
+      }
       ends[column] = Self.fittingEnd(layout.lines, from: starts[column], available: max(0, available))
       if ends[column] == starts[column] && forceProgress { ends[column] = starts[column] + 1 }
     }
@@ -176,6 +213,13 @@ extension ReportPaginator {
       runs.append(run)
     }
     let height = textHeight + 2 * padding
+    if let spans = cells.spans {
+      placeRowDecorations(cells, spans: spans, rows: rowIndex..<rowIndex + 1, top: top, heights: [height])
+      elements.append(contentsOf: runs.map(ReportElement.text))
+      cursor += height
+      starts = ends
+      return true
+    }
     let tableWidth = cells.columnWidths.reduce(0, +)
     if let stripe = style.tableStripeBackground, rowIndex % 2 == 1 {
       elements.append(.fill(Rect(x: contentRect.minX, y: top, width: tableWidth, height: height), color: stripe))
@@ -187,7 +231,7 @@ extension ReportPaginator {
     return true
   }
 
-  private mutating func placeTableHeader(_ cells: TableCells, blockIndex: Int) {
+  mutating func placeTableHeader(_ cells: TableCells, blockIndex: Int) {
     let top = cursor
     let padding = style.cellPadding
     let width = cells.columnWidths.reduce(0, +)
@@ -208,7 +252,7 @@ extension ReportPaginator {
   }
 
   /// The lines of one row (or the header) from `top`, `height` tall, as ``ReportStyle/tableRules`` says.
-  private mutating func placeRules(_ cells: TableCells, top: Double, height: Double) {
+  mutating func placeRules(_ cells: TableCells, top: Double, height: Double) {
     switch style.tableRules {
     case .grid:
       for column in cells.columnX.indices {

@@ -42,11 +42,17 @@ extension ReportPaginator {
 
   /// Places `layout` at the cursor, continuing on new pages between lines as needed.
   /// `keepWithNext` is extra room the first page must have after the text's first slice ends.
+  /// With `controlsWidows`, a break leaves at least ``ReportStyle/orphans`` lines at the bottom of
+  /// a page and ``ReportStyle/widows`` at the top of the next (unless the text starts at the top of
+  /// a page too short for that). `x` is the left edge (the content's by default); `marker` (a list
+  /// item's bullet or number) is placed beside the first line, ending where the text starts.
   mutating func placeFlowingText(
-    _ layout: TextLayout, role: ReportTextRun.Role, blockIndex: Int?, keepWithNext: Double
+    _ layout: TextLayout, role: ReportTextRun.Role, blockIndex: Int?, keepWithNext: Double,
+    controlsWidows: Bool = false, x: Double? = nil, marker: (layout: TextLayout, role: ReportTextRun.Role)? = nil
   ) {
     let lines = layout.lines
     guard !lines.isEmpty else { return }
+    let left = x ?? contentRect.minX
     if keepWithNext > 0, !isAtPageTop {
       let whole = lines[lines.count - 1].frame.maxY - lines[0].frame.minY
       if whole + keepWithNext > remainingHeight + Self.epsilon { startNewPage() }
@@ -55,6 +61,9 @@ extension ReportPaginator {
     var start = 0
     while start < lines.count {
       var end = Self.fittingEnd(lines, from: start, available: remainingHeight)
+      if controlsWidows, end > start, end < lines.count {
+        end = widowAndOrphanEnd(start: start, end: end, count: lines.count)
+      }
       if end == start {
         guard isAtPageTop else {
           startNewPage()
@@ -64,14 +73,38 @@ extension ReportPaginator {
         end = start + 1
       }
       let run = placedRun(
-        layout, lines: start..<end, x: contentRect.minX, top: cursor, role: role,
+        layout, lines: start..<end, x: left, top: cursor, role: role,
         blockIndex: blockIndex)
+      if start == 0, let marker, let markerLine = marker.layout.lines.first {
+        // On the first line's baseline, its right edge a gap before the text.
+        let top = cursor + lines[0].baseline - lines[0].frame.minY - markerLine.baseline + markerLine.frame.minY
+        elements.append(
+          .text(
+            placedRun(
+              marker.layout, lines: 0..<1, x: left - (marker.layout.width ?? 0) - style.listMarkerGap, top: top,
+              role: marker.role, blockIndex: blockIndex)))
+      }
       elements.append(.text(run))
       addLinks(of: links, in: layout, lines: start..<end, run: run)
       cursor += run.frame.height
       start = end
       if start < lines.count { startNewPage() }
     }
+  }
+
+  /// Where a text of `count` lines breaks, given that lines `start..<end` fit on this page (and
+  /// `end < count`): earlier to leave ``ReportStyle/widows`` lines for the next page, and at
+  /// `start` (nothing here) when the first slice would have fewer than ``ReportStyle/orphans``
+  /// lines. When that leaves nothing at the top of a page, the fitting end stands: the next page
+  /// is no taller.
+  private func widowAndOrphanEnd(start: Int, end: Int, count: Int) -> Int {
+    // Clamped: the style is the caller's, and Int.min would overflow `count - widows`.
+    let widows = min(max(style.widows, 1), count)
+    let orphans = min(max(style.orphans, 1), count)
+    var adjusted = end
+    if count - adjusted < widows { adjusted = max(start, count - widows) }
+    if start == 0, adjusted < orphans { adjusted = start }
+    return adjusted == start && isAtPageTop ? end : adjusted
   }
 
   /// Link areas of `links` on the lines `range` of `layout`, placed where `run` put those lines.

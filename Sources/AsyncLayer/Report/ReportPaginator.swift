@@ -76,7 +76,7 @@ struct ReportPaginator {
   }
 
   /// Adds `spacing` before a block, except at the top of a page.
-  private mutating func addSpacing(_ spacing: Double) {
+  mutating func addSpacing(_ spacing: Double) {
     guard !isAtPageTop else { return }
     cursor = min(contentRect.maxY, cursor + spacing)
   }
@@ -90,39 +90,104 @@ struct ReportPaginator {
       let layout = try TextLayout(.plain(title), style: style.title, width: contentRect.width, limits: limits)
       placeFlowingText(layout, role: .title, blockIndex: nil, keepWithNext: 0)
     }
-    for (index, block) in document.blocks.enumerated() {
+    var index = 0
+    while index < document.blocks.count {
       if isCancelled() { throw CancellationError() }
-      switch block {
-      case .heading(let text, let level):
-        addSpacing(style.blockSpacing + style.headingSpacing)
-        let layout = try TextLayout(
-          .plain(text), style: style.heading(level: level), width: contentRect.width, limits: limits)
-        let next = index + 1 < document.blocks.count ? document.blocks[index + 1] : nil
-        placeFlowingText(
-          layout, role: .heading(level: level), blockIndex: index,
-          keepWithNext: try firstLineHeight(of: next))
-        if let run = firstRun(of: index) {
-          headingPages[index] = HeadingPlace(page: finishedPages.count + 1, y: run.frame.minY)
-        }
-      case .paragraph(let content):
-        addSpacing(style.blockSpacing)
-        let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
-        placeFlowingText(layout, role: .paragraph, blockIndex: index, keepWithNext: 0)
-      case .table(let table):
-        addSpacing(style.blockSpacing)
-        try placeTable(table, blockIndex: index)
-      case .image(let image):
-        addSpacing(style.blockSpacing)
-        placeImage(image)
-      case .pageBreak:
-        if !isAtPageTop { startNewPage() }
-      case .tableOfContents:
-        addSpacing(style.blockSpacing)
-        try placeTableOfContents(blockIndex: index)
-      case .figure(let figure):
-        addSpacing(style.blockSpacing)
-        placeFigure(figure)
+      index = try placeKeepingWithNext(from: index)
+    }
+  }
+
+  /// Places one block at `index` (one item of ``ReportDocument/blocks``).
+  mutating func place(_ block: ReportBlock, index: Int) throws {
+    switch block {
+    case .heading(let text, let level):
+      addSpacing(style.blockSpacing + style.headingSpacing)
+      let layout = try TextLayout(
+        .plain(text), style: style.heading(level: level), width: contentRect.width, limits: limits)
+      let next = index + 1 < document.blocks.count ? document.blocks[index + 1] : nil
+      placeFlowingText(
+        layout, role: .heading(level: level), blockIndex: index,
+        keepWithNext: try firstLineHeight(of: next))
+      if let run = firstRun(of: index) {
+        headingPages[index] = HeadingPlace(page: finishedPages.count + 1, y: run.frame.minY)
       }
+    case .paragraph(let content):
+      addSpacing(style.blockSpacing)
+      let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
+      placeFlowingText(layout, role: .paragraph, blockIndex: index, keepWithNext: 0, controlsWidows: true)
+    case .table(let table):
+      addSpacing(style.blockSpacing)
+      try placeTable(table, blockIndex: index)
+    case .image(let image):
+      addSpacing(style.blockSpacing)
+      placeImage(image)
+    case .pageBreak:
+      if !isAtPageTop { startNewPage() }
+    case .tableOfContents:
+      addSpacing(style.blockSpacing)
+      try placeTableOfContents(blockIndex: index)
+    case .list(let list):
+      addSpacing(style.blockSpacing)
+      try placeList(list, blockIndex: index)
+    case .figure(let figure):
+      addSpacing(style.blockSpacing)
+      placeFigure(figure)
+    case .flow(let inner, let options):
+      if options.contains(.keepTogether) {
+        try placeKeptTogether(inner, index: index)
+      } else {
+        try place(inner, index: index)
+      }
+    }
+  }
+
+  /// Places `block` on one page: when it breaks across pages from a page that held something
+  /// already, it is placed again from the top of the next page (where it breaks only if it is
+  /// taller than a page). The paginator is a value, so trying costs a copy of its state.
+  private mutating func placeKeptTogether(_ block: ReportBlock, index: Int) throws {
+    guard !isAtPageTop else { return try place(block, index: index) }
+    let saved = self
+    try place(block, index: index)
+    guard finishedPages.count > saved.finishedPages.count else { return }
+    self = saved
+    startNewPage()
+    try place(block, index: index)
+  }
+
+  /// How many blocks that keep with the next may follow one another and still move together (a
+  /// longer run of headings breaks where it must); each one may place what follows it twice.
+  static let maximumKeepChain = 8
+
+  /// Places block `index` and returns the index of the next block to place. A block that keeps
+  /// with the next (a heading, or ``ReportFlow/keepWithNext``) is placed with the block after it,
+  /// and when it would end its page both move to the next page: a heading never ends a page.
+  private mutating func placeKeepingWithNext(from index: Int, chain: Int = 0) throws -> Int {
+    let block = document.blocks[index]
+    let next = index + 1
+    guard Self.keepsWithNext(block), next < document.blocks.count, chain < Self.maximumKeepChain,
+      document.blocks[next] != .pageBreak, !isAtPageTop
+    else {
+      try place(block, index: index)
+      return next
+    }
+    let saved = self
+    try place(block, index: index)
+    let page = finishedPages.count
+    let count = elements.count
+    let after = try placeKeepingWithNext(from: next, chain: chain + 1)
+    guard finishedPages.count > page, finishedPages[page].count == count else { return after }
+    // Nothing of the next block joined this one on its page: start both on the next page.
+    self = saved
+    startNewPage()
+    try place(block, index: index)
+    return try placeKeepingWithNext(from: next, chain: chain + 1)
+  }
+
+  private static func keepsWithNext(_ block: ReportBlock) -> Bool {
+    switch block {
+    case .heading: return true
+    case .flow(_, let options): return options.contains(.keepWithNext)
+    default: return false
     }
   }
 
@@ -143,7 +208,8 @@ struct ReportPaginator {
     // A header without {page} is the same text on every page: laid out once.
     var headerLayouts: [String: TextLayout] = [:]
     for (index, var pageElements) in finishedPages.enumerated() {
-      if let header = document.header {
+      let isFirst = index == 0
+      if let header = isFirst ? document.firstPageHeader ?? document.header : document.header {
         let text = fill(header, page: index + 1, pages: count)
         if !text.isEmpty {
           let layout =
@@ -158,7 +224,8 @@ struct ReportPaginator {
                 layout, lines: 0..<layout.lines.count, x: contentRect.minX, top: top, role: .header, blockIndex: nil)))
         }
       }
-      let footer = fill(document.footer, page: index + 1, pages: count)
+      let footer = fill(
+        isFirst ? document.firstPageFooter ?? document.footer : document.footer, page: index + 1, pages: count)
       if document.showsPageNumbers, !footer.isEmpty {
         let layout = try TextLayout(.plain(footer), style: style.footer, width: contentRect.width, limits: limits)
         // Centred vertically in the bottom margin.
@@ -189,7 +256,9 @@ struct ReportPaginator {
     case .paragraph(let content):
       let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + (layout.lines.first?.frame.height ?? 0)
-    case .heading, .table:
+    case .flow(let inner, _):
+      return try firstLineHeight(of: inner)
+    case .heading, .table, .list:
       // One line of body text; a table checks its own header-plus-first-row fit.
       let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
       return style.blockSpacing + layout.size.height

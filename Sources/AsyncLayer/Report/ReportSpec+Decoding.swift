@@ -27,6 +27,7 @@ extension ReportSpec: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
     case title, page, margins, fonts, font, fontSize, pageNumbers, content
     case header, footer, date, author, subject, keywords, language, align, stripes, rules
+    case widows, orphans, firstHeader, firstFooter, contentsLeaders
   }
 
   /// Decodes the spec's JSON object, refusing unknown keys; ``init(jsonData:baseDirectory:)`` wraps
@@ -67,6 +68,16 @@ extension ReportSpec: Decodable {
     alignment = try container.decodeIfPresent(SpecChoice<TextAlignment>.self, forKey: .align)?.value
     tableStripes = try container.decodeIfPresent(SpecColor.self, forKey: .stripes)?.color
     tableRules = try container.decodeIfPresent(SpecChoice<ReportTableRules>.self, forKey: .rules)?.value
+    for key in [CodingKeys.widows, .orphans] {
+      guard let lines = try container.decodeWholeNumberIfPresent(forKey: key) else { continue }
+      guard (1...100).contains(lines) else {
+        throw DecodingError.invalid("expected from 1 to 100 lines (got \(lines))", at: container.codingPath + [key])
+      }
+      if key == .widows { widows = lines } else { orphans = lines }
+    }
+    firstPageHeader = try container.decodeIfPresent(String.self, forKey: .firstHeader)
+    firstPageFooter = try container.decodeIfPresent(String.self, forKey: .firstFooter)
+    contentsLeaders = try container.decodeIfPresent(Bool.self, forKey: .contentsLeaders) ?? false
     content = try container.decode([Item].self, forKey: .content)
     baseDirectory = FileManager.default.currentDirectoryPath
   }
@@ -76,15 +87,26 @@ extension ReportSpec.Item: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
     case heading, level, paragraph, markup, spans, table, image, scale, pageBreak, contents
     case chart, qrCode, alt, width, height, errorCorrection
+    case list, keepTogether, keepWithNext
   }
 
   private static let kinds: [CodingKeys] = [
-    .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents, .chart, .qrCode,
+    .heading, .paragraph, .markup, .spans, .table, .image, .pageBreak, .contents, .chart, .qrCode, .list,
   ]
 
   /// Decodes one content item: an object with exactly one of the item keys (`heading`, `paragraph`,
-  /// `markup`, `spans`, `table`, `image`, `pageBreak`, `contents`, `chart`, `qrCode`).
+  /// `markup`, `spans`, `table`, `image`, `pageBreak`, `contents`, `chart`, `qrCode`, `list`), and
+  /// optionally `keepTogether` and `keepWithNext`.
   public init(from decoder: any Decoder) throws {
+    self = try Self.decodeKind(from: decoder)
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    var flow: ReportFlow = []
+    if try container.decodeIfPresent(Bool.self, forKey: .keepTogether) == true { flow.insert(.keepTogether) }
+    if try container.decodeIfPresent(Bool.self, forKey: .keepWithNext) == true { flow.insert(.keepWithNext) }
+    if !flow.isEmpty { self = .flow(self, flow) }
+  }
+
+  private static func decodeKind(from decoder: any Decoder) throws -> Self {
     try ReportSpecKey.rejectUnknownKeys(in: decoder, known: Set(CodingKeys.allCases.map(\.rawValue)))
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let present = Self.kinds.filter(container.contains)
@@ -113,21 +135,23 @@ extension ReportSpec.Item: Decodable {
           "expected a level from 1 to 6 (got \(level))",
           at: container.codingPath + [CodingKeys.level])
       }
-      self = .heading(try container.decode(String.self, forKey: .heading), level: level)
+      return .heading(try container.decode(String.self, forKey: .heading), level: level)
     case .paragraph:
-      self = .paragraph(try container.decode(String.self, forKey: .paragraph))
+      return .paragraph(try container.decode(String.self, forKey: .paragraph))
     case .markup:
-      self = .markup(try container.decode(String.self, forKey: .markup))
+      return .markup(try container.decode(String.self, forKey: .markup))
     case .table:
-      self = .table(try container.decode(SpecTable.self, forKey: .table).table)
+      return .table(try container.decode(SpecTable.self, forKey: .table).table)
     case .spans:
       let spans = try container.decode([SpecSpan].self, forKey: .spans)
-      self = .spans(spans.reduce(into: AttributedText()) { $0.append($1.text, $1.attributes) })
+      return .spans(spans.reduce(into: AttributedText()) { $0.append($1.text, $1.attributes) })
     case .contents:
       guard try container.decode(Bool.self, forKey: .contents) else {
         throw DecodingError.invalid("expected true", at: container.codingPath + [CodingKeys.contents])
       }
-      self = .tableOfContents
+      return .tableOfContents
+    case .list:
+      return .list(try container.decode(SpecList.self, forKey: .list).list)
     case .image:
       let scale = try container.decodeIfPresent(Double.self, forKey: .scale) ?? 1
       guard scale >= 0.001, scale <= 1000 else {
@@ -135,12 +159,12 @@ extension ReportSpec.Item: Decodable {
           "expected pixels per point from 0.001 to 1000 (got \(scale))",
           at: container.codingPath + [CodingKeys.scale])
       }
-      self = .image(path: try container.decode(String.self, forKey: .image), scale: scale)
+      return .image(path: try container.decode(String.self, forKey: .image), scale: scale)
     default:
       guard try container.decode(Bool.self, forKey: .pageBreak) else {
         throw DecodingError.invalid("expected true", at: container.codingPath + [CodingKeys.pageBreak])
       }
-      self = .pageBreak
+      return .pageBreak
     }
   }
 

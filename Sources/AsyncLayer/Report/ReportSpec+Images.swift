@@ -37,15 +37,6 @@ extension ReportSpec {
       return PixelSize(width: max(1, wanted.width), height: max(1, wanted.height)).aspectFit(pixels)
     }
 
-    /// Reads, checks and decodes the image file `file` (relative to `base`) for the item at
-    /// `specPath`, as an image whose size in points is the box it is drawn in.
-    mutating func load(_ file: String, scale: Double, relativeTo base: String, specPath: String) throws
-      -> RenderedImage
-    {
-      let (resolved, data) = try read(file, relativeTo: base, specPath: specPath)
-      return try decode(data, resolved: resolved, scale: scale, specPath: specPath)
-    }
-
     /// The bytes of the image file `file` (relative to `base`) and its resolved path; a missing
     /// or unreadable file is a ``ReportSpecError`` at `specPath`.
     func read(_ file: String, relativeTo base: String, specPath: String) throws -> (path: String, data: Data) {

@@ -65,6 +65,10 @@ public struct ReportSpec: Sendable, Hashable {
     case pageBreak
     /// An image with a size or alternative text (PNG, JPEG or SVG), a chart or a QR code.
     case figure(Figure)
+    /// A bulleted or numbered list (`{"list": {"items": [...], "numbered": true}}`).
+    case list(ReportList)
+    /// An item with `"keepTogether": true` or `"keepWithNext": true`.
+    indirect case flow(Item, ReportFlow)
   }
 
   /// The document title, shown on the first page and stored in the PDF.
@@ -93,6 +97,18 @@ public struct ReportSpec: Sendable, Hashable {
   public var tableStripes: Color?
   /// The lines tables draw.
   public var tableRules: ReportTableRules?
+  /// The fewest lines of a paragraph left at the top (`widows`) and bottom (`orphans`) of a page,
+  /// nil for the style's 2.
+  public var widows: Int?
+  /// See ``widows``.
+  public var orphans: Int?
+  /// The first page's header and footer templates (`firstHeader`, `firstFooter`), nil for the
+  /// others'.
+  public var firstPageHeader: String?
+  /// See ``firstPageHeader``.
+  public var firstPageFooter: String?
+  /// Whether contents lines draw leader dots (`contentsLeaders`).
+  public var contentsLeaders: Bool = false
   /// Font files or folders to register (``FontFiles``) before laying out, relative to
   /// ``baseDirectory``; their families can then be named in `font`.
   public var fonts: [String]
@@ -203,10 +219,15 @@ public struct ReportSpec: Sendable, Hashable {
     if let alignment { style.body.alignment = alignment }
     style.tableStripeBackground = tableStripes
     if let tableRules { style.tableRules = tableRules }
+    if let widows { style.widows = widows }
+    if let orphans { style.orphans = orphans }
+    style.contentsLeaders = contentsLeaders
     var document = ReportDocument(
       title: title, pageSize: override ?? pageSize ?? .a4, margins: margins ?? EdgeInsets(all: 56), style: style,
       showsPageNumbers: showsPageNumbers)
     document.header = header
+    document.firstPageHeader = firstPageHeader
+    document.firstPageFooter = firstPageFooter
     if let footer { document.footer = footer }
     if let date { document.date = date }
     document.metadata = metadata
@@ -216,43 +237,66 @@ public struct ReportSpec: Sendable, Hashable {
         width: document.pageSize.width - document.margins.left - document.margins.right,
         height: document.pageSize.height - document.margins.top - document.margins.bottom))
     for (index, item) in content.enumerated() {
-      let path = "spec.content[\(index)]"
-      switch item {
-      case .heading(let text, let level):
-        document.addHeading(text, level: level)
-      case .paragraph(let text):
-        document.addParagraph(text)
-      case .markup(let markup):
-        try Self.check(.markup(markup), in: document, path: path + ".markup")
-        document.addParagraph(.markup(markup))
-      case .spans(let text):
-        try Self.check(.attributed(text), in: document, path: path + ".spans")
-        document.addParagraph(.attributed(text))
-      case .tableOfContents:
-        document.addTableOfContents()
-      case .table(let table):
-        document.addTable(table)
-      case .image(let file, let scale):
-        let (resolved, data) = try images.read(file, relativeTo: baseDirectory, specPath: path + ".image")
-        if SVGImage.looksLikeSVG(data) {
-          // An SVG file is drawn as vectors, at its own size.
-          document.addFigure(
-            try Self.makeFigure(
-              Figure(.file(path: file, scale: scale)), images: &images, base: baseDirectory,
-              contentWidth: images.contentSize.width, style: style, specPath: path))
-        } else {
-          document.addImage(try images.decode(data, resolved: resolved, scale: scale, specPath: path + ".image"))
-        }
-      case .figure(let figure):
-        document.addFigure(
-          try Self.makeFigure(
-            figure, images: &images, base: baseDirectory, contentWidth: images.contentSize.width, style: style,
-            specPath: path))
-      case .pageBreak:
-        document.blocks.append(.pageBreak)
-      }
+      document.blocks.append(try block(of: item, in: document, path: "spec.content[\(index)]", images: &images))
     }
     return document
+  }
+
+  /// The document block of `item`, its markup checked and its image read.
+  private func block(
+    of item: Item, in document: ReportDocument, path: String, images: inout ImageBudget
+  ) throws -> ReportBlock {
+    switch item {
+    case .heading(let text, let level):
+      return .heading(text, level: level)
+    case .paragraph(let text):
+      return .paragraph(.plain(text))
+    case .markup(let markup):
+      try Self.check(.markup(markup), in: document, path: path + ".markup")
+      return .paragraph(.markup(markup))
+    case .spans(let text):
+      try Self.check(.attributed(text), in: document, path: path + ".spans")
+      return .paragraph(.attributed(text))
+    case .tableOfContents:
+      return .tableOfContents
+    case .table(let table):
+      return .table(table)
+    case .image(let file, let scale):
+      let (resolved, data) = try images.read(file, relativeTo: baseDirectory, specPath: path + ".image")
+      guard !SVGImage.looksLikeSVG(data) else {
+        // An SVG file is drawn as vectors, at its own size.
+        return .figure(
+          try Self.makeFigure(
+            Figure(.file(path: file, scale: scale)), images: &images, base: baseDirectory,
+            contentWidth: images.contentSize.width, style: style, specPath: path))
+      }
+      return .image(try images.decode(data, resolved: resolved, scale: scale, specPath: path + ".image"))
+    case .figure(let figure):
+      return .figure(
+        try Self.makeFigure(
+          figure, images: &images, base: baseDirectory, contentWidth: images.contentSize.width, style: style,
+          specPath: path))
+    case .pageBreak:
+      return .pageBreak
+    case .list(let list):
+      guard list.itemCount() <= ReportList.maximumItems else {
+        throw ReportSpecError(
+          path: path + ".list",
+          message: "expected at most \(ReportList.maximumItems) items, nested lists included; split the list")
+      }
+      try Self.checkMarkup(of: list, in: document, path: path + ".list")
+      return .list(list)
+    case .flow(let inner, let options):
+      return .flow(try block(of: inner, in: document, path: path, images: &images), options)
+    }
+  }
+
+  /// Checks the markup items of `list` and its nested lists.
+  private static func checkMarkup(of list: ReportList, in document: ReportDocument, path: String) throws {
+    for (index, item) in list.items.enumerated() {
+      if case .markup = item.content { try check(item.content, in: document, path: path + ".items[\(index)].markup") }
+      if let sublist = item.sublist { try checkMarkup(of: sublist, in: document, path: path + ".items[\(index)].list") }
+    }
   }
 
   /// Lays `content` out as the paginator will, to report bad markup or span values at their path.

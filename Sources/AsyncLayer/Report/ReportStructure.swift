@@ -58,7 +58,14 @@ final class ReportStructure {
         return [Node(tag: "Table", key: block), Node(tag: "TR", key: -1), Node(tag: "TH", key: column)]
       case .tableCell(let row, let column):
         return [Node(tag: "Table", key: block), Node(tag: "TR", key: row), Node(tag: "TD", key: column)]
-      case .tableOfContents(let entry): return [Node(tag: "TOC", key: block), Node(tag: "TOCI", key: entry)]
+      case .tableOfContents(let entry), .contentsLeader(let entry):
+        return [Node(tag: "TOC", key: block), Node(tag: "TOCI", key: entry)]
+      // Items of nested lists are items of the block's one L: the role does not say whose sublist
+      // an item is in, and a flat list still reads in order with its labels.
+      case .listMarker(let item):
+        return [Node(tag: "L", key: block), Node(tag: "LI", key: item), Node(tag: "Lbl", key: 0)]
+      case .listItem(let item, _):
+        return [Node(tag: "L", key: block), Node(tag: "LI", key: item), Node(tag: "LBody", key: 0)]
       // Page headers and footers are artifacts, which cairo 1.16 cannot mark: left outside the tree.
       case .header, .footer: return []
       }

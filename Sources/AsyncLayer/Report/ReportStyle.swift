@@ -35,6 +35,20 @@ public struct ReportStyle: Sendable, Hashable {
   public var blockSpacing: Double
   /// Extra space above a heading, in points (dropped at the top of a page).
   public var headingSpacing: Double
+  /// The fewest lines of a paragraph or list item left alone at the top of a page (widows); the
+  /// break moves earlier to give them company. 1 turns the control off.
+  public var widows: Int = 2
+  /// The fewest lines of a paragraph or list item left alone at the bottom of a page (orphans); the
+  /// text starts on the next page instead. 1 turns the control off.
+  public var orphans: Int = 2
+  /// How far each level of a list indents its text, in points (at least the widest number).
+  public var listIndent: Double
+  /// Space between list items, in points.
+  public var listItemSpacing: Double
+  /// Space between a list marker and its item's text, in points.
+  public var listMarkerGap: Double
+  /// Whether table of contents lines draw leader dots from the title to the page number.
+  public var contentsLeaders: Bool = false
 
   /// A style in one font family with body text of `bodySize` points; headings, table and footer
   /// sizes follow from it.
@@ -58,6 +72,9 @@ public struct ReportStyle: Sendable, Hashable {
     cellPadding = 4
     blockSpacing = bodySize * 0.8
     headingSpacing = bodySize * 0.6
+    listIndent = bodySize * 1.6
+    listItemSpacing = bodySize * 0.25
+    listMarkerGap = bodySize * 0.5
   }
 
   /// The style of a heading of `level` (1 is the largest).
