@@ -37,7 +37,7 @@ public final class TileServer: Sendable {
 
   /// The routes: `GET /tile.png`, `POST /tile.png`, `POST /report`, `GET /metrics`, `GET /health`.
   public func router() -> Router<TileRequestContext> {
-    let router = Router()
+    let router = Router(context: TileRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.get("tile.png") { request, context in
       await self.respond {

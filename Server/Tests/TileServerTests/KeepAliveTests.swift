@@ -36,7 +36,7 @@ import TileServer
         "asynclayer_draws_completed_total 2",
       ]
       var metrics = setup.metrics.text
-      for _ in 0..<100_000 where !expected.allSatisfy(metrics.contains) {
+      for _ in 0..<100_000 where !expected.allSatisfy({ metrics.contains($0) }) {
         await Task.yield()
         metrics = setup.metrics.text
       }
