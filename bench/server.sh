@@ -7,7 +7,7 @@
 #                    CPU spent on draws nobody received (from /metrics) and p99 of the clients that stayed
 #   rss.txt          peak RSS under mixed load (bench/server-rss.sh, not part of `all`: it takes 10 minutes)
 # Usage: bench/server.sh [all|throughput|cancellation|rss]   (REPEATS=3 DURATION=5 by default: about 2.5
-# minutes for `all` once built)
+# minutes for `all` once built, estimated from the run lengths)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHAT=${1:-all}
