@@ -67,6 +67,7 @@ let package = Package(
         .product(name: "AsyncLayer", package: rootIdentity),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The tile server under real HTTP clients (wrk), release builds only. Writes bench/results/server/:
 #   throughput.txt   tiles/s and p50/p99 at 1, 2, 8, 64 connections vs `layerbench throughput --png fast` (same
-#                    tile, same run, interleaved, REPEATS rounds, medians)
+#                    tile, same run, interleaved, REPEATS rounds, medians), the load average beside each
+#                    round, and where the CPU goes at 64 connections (server threads by kind, wrk, layerbench)
 #   cancellation.txt + cancellation.svg   a share of clients with a deadline, cancellation on vs --no-cancel:
 #                    CPU spent on draws nobody received (from /metrics) and p99 of the clients that stayed
-#   rss.txt          peak RSS under mixed load for RSS_MINUTES minutes (sampled every 5 s)
-# Usage: bench/server.sh [all|throughput|cancellation|rss]   (REPEATS=3 DURATION=10 RSS_MINUTES=10 by default)
+#   rss.txt          peak RSS under mixed load (bench/server-rss.sh, not part of `all`: it takes 10 minutes)
+# Usage: bench/server.sh [all|throughput|cancellation|rss]   (REPEATS=3 DURATION=5 by default: about 2.5
+# minutes for `all` once built, estimated from the run lengths)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHAT=${1:-all}
+if [ "$WHAT" = rss ]; then exec bench/server-rss.sh; fi
 REPEATS=${REPEATS:-3}
-DURATION=${DURATION:-10}
-RSS_MINUTES=${RSS_MINUTES:-10}
+DURATION=${DURATION:-5}
 QUEUES=${QUEUES:-$(nproc)}
 OUT=bench/results/server
 mkdir -p "$OUT"
@@ -24,12 +26,21 @@ cleanup() {
 trap cleanup EXIT
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk (make test-server installs it)" >&2; exit 1; }
 
-echo "building (release)…"
-swift build -c release --product layerbench >/dev/null
-(cd Server && swift build -c release --product asynclayer-server >/dev/null)
-LAYERBENCH=.build/release/layerbench
-SERVER=Server/.build/release/asynclayer-server
+# SERVER=… LAYERBENCH=… use binaries built elsewhere (then nothing is built).
+LAYERBENCH=${LAYERBENCH:-.build/release/layerbench}
+SERVER=${SERVER:-Server/.build/release/asynclayer-server}
+PKG=()
+[ -d .build/pkgconfig-shadow ] && PKG=(--pkg-config-path "$PWD/.build/pkgconfig-shadow")
+if [ "$LAYERBENCH" = .build/release/layerbench ]; then
+  echo "building layerbench (release)…"
+  swift build "${PKG[@]}" -c release --product layerbench >/dev/null
+fi
+if [ "$SERVER" = Server/.build/release/asynclayer-server ]; then
+  echo "building asynclayer-server (release)…"
+  (cd Server && swift build "${PKG[@]}" -c release --product asynclayer-server >/dev/null)
+fi
 MACHINE="$(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
+load() { awk '{print $1}' /proc/loadavg; }
 
 start_server() {
   "$SERVER" --port 0 --queues "$QUEUES" "$@" >"$WORK/server.log" 2>&1 &
@@ -73,56 +84,39 @@ TILE_PATH="/tile.png?text=$QTEXT&font=Sans%2014&width=375&scale=2&padding=8"
 
 if [ "$WHAT" = all ] || [ "$WHAT" = throughput ]; then
   echo "== throughput: $REPEATS rounds of layerbench (--workers $QUEUES) then wrk at 1, 2, 8, 64 connections, ${DURATION}s each"
-  start_server
-  curl -fsS -o /dev/null "$URL$TILE_PATH"
   raw="$OUT/throughput-raw.txt"
   : >"$raw"
   for round in $(seq 1 "$REPEATS"); do
-    $LAYERBENCH throughput --png fast --workers "$QUEUES" --tiles 3000 --text "$TEXT" --json "$WORK/lb.json" >/dev/null
-    lb=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["tilesPerSecond"], 1))' "$WORK/lb.json")
-    echo "round $round layerbench $lb" | tee -a "$raw"
-    for c in 1 2 8 64; do
-      wrk -t1 -c"$c" -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
-      echo "round $round wrk c=$c $(wrk_figures "$WORK/wrk.txt")" | tee -a "$raw"
-    done
-    # The same at 64 connections without hang-up detection (--no-cancel): connections are kept alive,
-    # which tells what consumeWithCancellationOnInboundClose's close after each response costs.
-    stop_server
-    start_server --no-cancel
-    wrk -t1 -c64 -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
-    echo "round $round wrk-keepalive c=64 $(wrk_figures "$WORK/wrk.txt")" | tee -a "$raw"
-    stop_server
     start_server
+    curl -fsS -o /dev/null "$URL$TILE_PATH"
+    # layerbench's own CPU (user + system seconds, start-up and warm-up included) for its tiles.
+    /usr/bin/time -f "%U %S" -o "$WORK/lb.time" \
+      $LAYERBENCH throughput --png fast --workers "$QUEUES" --tiles 1500 --text "$TEXT" --json "$WORK/lb.json" >/dev/null
+    read -r lb lbtiles < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(round(j["tilesPerSecond"], 1), j["tilesPerWorker"] * j["workers"])' "$WORK/lb.json")
+    echo "round $round layerbench $lb cpu $(awk '{print $1 + $2}' "$WORK/lb.time") tiles $lbtiles load $(load)" | tee -a "$raw"
+    for c in 1 2 8 64; do
+      python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu0.json"
+      l=$(load)
+      /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" \
+        wrk -t1 -c"$c" -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
+      python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu1.json"
+      requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+      echo "round $round wrk c=$c $(wrk_figures "$WORK/wrk.txt") requests $requests wrk_cpu $(awk '{print $1 + $2}' "$WORK/wrk.time") $(python3 bench/server/threadcpu.py diff "$WORK/cpu0.json" "$WORK/cpu1.json") load $l" | tee -a "$raw"
+    done
+    stop_server
+    # The same at 64 connections without cancellation (--no-cancel): what hang-up detection costs.
+    start_server --no-cancel
+    curl -fsS -o /dev/null "$URL$TILE_PATH"
+    python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu0.json"
+    l=$(load)
+    /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" \
+      wrk -t1 -c64 -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
+    python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu1.json"
+    requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+    echo "round $round wrk-nocancel c=64 $(wrk_figures "$WORK/wrk.txt") requests $requests wrk_cpu $(awk '{print $1 + $2}' "$WORK/wrk.time") $(python3 bench/server/threadcpu.py diff "$WORK/cpu0.json" "$WORK/cpu1.json") load $l" | tee -a "$raw"
+    stop_server
   done
-  stop_server
-  python3 - "$raw" "$MACHINE" "$QUEUES" >"$OUT/throughput.txt" <<'PY'
-import statistics, sys
-raw, machine, queues = sys.argv[1], sys.argv[2], sys.argv[3]
-lb, wrk = [], {}
-for line in open(raw):
-    parts = line.split()
-    if parts[2] == "layerbench": lb.append(float(parts[3]))
-    else:
-        c = int(parts[3].split("=")[1])
-        key = f"{c} keep-alive" if parts[2] == "wrk-keepalive" else c
-        wrk.setdefault(key, []).append([float(x) for x in parts[4:8]])
-base = statistics.median(lb)
-print(f"Tile server vs `layerbench throughput --png fast --workers {queues}` (same tile: the throughput command's default")
-print(f"text, Sans 14, 375 pt, scale 2, PNG), release builds, {machine}.")
-print(f"Medians of {len(lb)} interleaved rounds; wrk -t1, {queues} draw queues; wrk runs on the same cores as the server.")
-print(f"layerbench: {base:.1f} tiles/s (rounds: {', '.join(f'{x:.1f}' for x in lb)})")
-print()
-print("connections  tiles/s  of layerbench  p50 ms  p99 ms  non-2xx")
-print("(the server answers drawing requests with Connection: close, the price of hang-up detection; the last")
-print(" row is the --no-cancel server, whose connections stay open)")
-for c in sorted(wrk, key=lambda k: (isinstance(k, str), k if isinstance(k, int) else 0)):
-    rows = wrk[c]
-    rps = statistics.median(r[0] for r in rows)
-    p50 = statistics.median(r[1] for r in rows)
-    p99 = statistics.median(r[2] for r in rows)
-    bad = sum(int(r[3]) for r in rows)
-    print(f"{c!s:>11}  {rps:7.1f}  {100 * rps / base:12.1f}%  {p50:6.2f}  {p99:6.2f}  {bad:7d}")
-PY
+  python3 bench/server/throughput_report.py "$raw" "$MACHINE" "$QUEUES" "$DURATION" >"$OUT/throughput.txt"
   cat "$OUT/throughput.txt"
 fi
 
@@ -138,6 +132,7 @@ if [ "$WHAT" = all ] || [ "$WHAT" = cancellation ]; then
     for mode in on off; do
       if [ "$mode" = on ]; then start_server; else start_server --no-cancel; fi
       curl -fsS -o /dev/null "$URL$HEAVY"
+      l=$(load)
       cpu0=$(metric 'asynclayer_undelivered_draw_cpu_seconds_total')
       all0=$(curl -fsS "$URL/metrics" | awk '$1 ~ /^asynclayer_draw_cpu_seconds_total/ {s += $2} END {print s}')
       wrk -t1 -c8 -d"${DURATION}s" --latency --timeout 30s "$URL$HEAVY" >"$WORK/patient.txt" &
@@ -152,48 +147,9 @@ if [ "$WHAT" = all ] || [ "$WHAT" = cancellation ]; then
       stop_server
       read -r prps p50 p99 pbad < <(wrk_figures "$WORK/patient.txt")
       read -r irps i50 i99 ibad < <(wrk_figures "$WORK/impatient.txt")
-      echo "round $round mode $mode wasted_cpu $(python3 -c "print(round($cpu1 - $cpu0, 3))") draw_cpu $(python3 -c "print(round($all1 - $all0, 3))") patient_rps $prps patient_p50 $p50 patient_p99 $p99 patient_non2xx $pbad impatient_rps $irps impatient_non2xx $ibad cancelled_queued $queued cancelled_running $running" | tee -a "$raw"
+      echo "round $round mode $mode wasted_cpu $(python3 -c "print(round($cpu1 - $cpu0, 3))") draw_cpu $(python3 -c "print(round($all1 - $all0, 3))") patient_rps $prps patient_p50 $p50 patient_p99 $p99 patient_non2xx $pbad impatient_rps $irps impatient_non2xx $ibad cancelled_queued $queued cancelled_running $running load $l" | tee -a "$raw"
     done
   done
   python3 bench/server/cancellation_report.py "$raw" "$MACHINE" "$DEADLINE_MS" "$DURATION" "$OUT"
 fi
 
-if [ "$WHAT" = all ] || [ "$WHAT" = rss ]; then
-  echo "== RSS: mixed load (bench/server/mixed.lua, 16 connections) for $RSS_MINUTES min, VmRSS every 5 s"
-  start_server
-  samples="$OUT/rss-samples.txt"
-  : >"$samples"
-  wrk -t1 -c16 -d"$((RSS_MINUTES * 60))s" --timeout 30s -s bench/server/mixed.lua "$URL" >"$WORK/mixed.txt" &
-  W=$!
-  t=0
-  while kill -0 $W 2>/dev/null; do
-    echo "$t $(awk '/VmRSS/ {print $2}' /proc/$SERVER_PID/status) $(awk '/VmHWM/ {print $2}' /proc/$SERVER_PID/status)" >>"$samples"
-    sleep 5
-    t=$((t + 5))
-  done
-  wait $W || true
-  curl -fsS "$URL/metrics" | grep -E '^asynclayer_(draws|http_requests_total|undelivered|overloaded|deadline)' >"$WORK/metrics.txt"
-  stop_server
-  python3 - "$samples" "$WORK/mixed.txt" "$WORK/metrics.txt" "$MACHINE" "$RSS_MINUTES" >"$OUT/rss.txt" <<'PY'
-import sys
-samples, wrkfile, metricsfile, machine, minutes = sys.argv[1:6]
-rows = [tuple(int(x) for x in line.split()) for line in open(samples) if len(line.split()) == 3]
-print(f"Peak RSS of the server under mixed load for {minutes} min (bench/server/mixed.lua: tiles of 5 kinds, GET and POST,")
-print(f"PDF and PNG reports, 400s, 5 ms-deadline requests; wrk -t1 -c16), release build, {machine}.")
-first = [r for r in rows if r[0] <= 60]
-last = [r for r in rows if r[0] >= rows[-1][0] - 60]
-print(f"samples: {len(rows)} (every 5 s)")
-print(f"RSS max over the first minute: {max(r[1] for r in first) / 1024:.1f} MiB")
-print(f"RSS max over the last minute:  {max(r[1] for r in last) / 1024:.1f} MiB")
-print(f"peak RSS (VmHWM) at the end:   {rows[-1][2] / 1024:.1f} MiB")
-print(f"RSS per minute (max): " + ", ".join(
-    f"{max(r[1] for r in rows if m * 60 <= r[0] < (m + 1) * 60) / 1024:.0f}"
-    for m in range(int(rows[-1][0] // 60) + 1) if any(m * 60 <= r[0] < (m + 1) * 60 for r in rows)) + " MiB")
-print()
-print("wrk:")
-print(open(wrkfile).read())
-print("metrics at the end:")
-print(open(metricsfile).read())
-PY
-  cat "$OUT/rss.txt"
-fi

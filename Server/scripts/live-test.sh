@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real server on loopback (a free port), driven by real clients: wrk for a few seconds, a client that
-# hangs up during a large draw (its draw must be cancelled while running, seen in /metrics), a request in
+# hangs up during a large draw (its draw must be cancelled while running, seen in /metrics), two tiles on one
+# kept-alive connection, a request in
 # flight when SIGTERM comes (it must complete), and exit status 0. Used by `make test-server`.
 #   Server/scripts/live-test.sh path/to/asynclayer-server
 set -euo pipefail
@@ -33,6 +34,15 @@ curl -fsS -o "$WORK/t.png" "$URL/tile.png?text=Hello&width=200&height=40&scale=1
 [ "$(head -c 8 "$WORK/t.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "GET /tile.png is not a PNG"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/tile.png?text=x&width=nan")" = 400 ] || fail "width=nan is not 400"
 
+# Keep-alive: curl asks for two tiles on one connection; the server must answer both there (curl says it
+# re-used the connection) and never with Connection: close.
+curl -sS -v -o /dev/null -o /dev/null "$URL/tile.png?text=one" "$URL/tile.png?text=two" 2>"$WORK/keepalive.txt" \
+  || fail "two tiles on one connection"
+grep -qi "re-using existing connection\|reusing existing connection" "$WORK/keepalive.txt" \
+  || fail "curl did not re-use the connection for the second tile: $(grep -i 'connect\|< connection' "$WORK/keepalive.txt")"
+grep -qi "^< connection: close" "$WORK/keepalive.txt" && fail "a tile was answered with Connection: close"
+echo "live-test: two tiles on one kept-alive connection"
+
 # wrk: a few seconds of keep-alive load on one tile; every response must be 200.
 wrk -t1 -c8 -d3s --latency "$URL/tile.png?text=The%20quick%20brown%20fox&width=375&scale=2" | tee "$WORK/wrk.txt"
 grep -q "Non-2xx" "$WORK/wrk.txt" && fail "wrk saw non-2xx responses"
@@ -58,6 +68,37 @@ done
 [ "${after%.*}" -gt "${before%.*}" ] || fail "no draw was cancelled while running after the client hung up ($running: $before → $after)"
 stopped=$(python3 -c "import time; print(f'{time.time() - $start:.2f}')")
 echo "live-test: hang-up cancelled the running draw ($running $before → $after, $stopped s after the request started)"
+
+# The same on a kept-alive connection: two tiles answered on it, then the large tile, and the client
+# closes the connection 1 s in; the third request's draw must be cancelled while running.
+before=$(metric "$running")
+python3 - "$PORT" "$WORK/big.json" <<'PY' || fail "keep-alive client"
+import socket, sys, time
+port, body = int(sys.argv[1]), open(sys.argv[2], "rb").read()
+s = socket.create_connection(("127.0.0.1", port))
+f = s.makefile("rb")
+for text in ("one", "two"):
+    s.sendall(f"GET /tile.png?text={text} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    status = f.readline().split()[1]
+    headers = {}
+    while (line := f.readline().strip()):
+        k, v = line.decode().split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    f.read(int(headers["content-length"]))
+    assert status == b"200" and headers.get("connection") != "close", (status, headers)
+s.sendall(b"POST /tile.png?timeout=120000 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+time.sleep(1)
+s.close()
+PY
+after=""
+for _ in $(seq 1 100); do
+  after=$(metric "$running")
+  [ "${after%.*}" -gt "${before%.*}" ] && break
+  sleep 0.1
+done
+[ "${after%.*}" -gt "${before%.*}" ] || fail "no draw was cancelled after a hang-up on a kept-alive connection ($running: $before → $after)"
+echo "live-test: two tiles on one connection, then a hang-up during the third cancelled its running draw ($running $before → $after)"
 curl -fsS "$URL/metrics" | grep -E '^asynclayer_(draws|draw_cpu|client_hangups)' || true
 
 # SIGTERM with a request in flight: the request completes (200), then the server exits 0.

@@ -16,13 +16,14 @@ def med(mode, key):
 
 
 keys = ["wasted_cpu", "draw_cpu", "patient_rps", "patient_p50", "patient_p99", "impatient_rps", "impatient_non2xx",
-        "cancelled_queued", "cancelled_running"]
+        "cancelled_queued", "cancelled_running", "load"]
 with open(f"{out}/cancellation.txt", "w") as f:
     f.write(f"Cancellation saving in the tile server: 8 patient wrk clients and 8 impatient ones (every request with\n")
     f.write(f"timeout={deadline} ms) on one heavier tile (45-word sentence ×40, 600 pt, scale 2), {duration} s per run,\n")
     f.write(f"cancellation on vs --no-cancel; release build, {machine}. Medians of {len(rounds['on'])} interleaved rounds.\n")
     f.write("wasted_cpu: draw CPU seconds for requests that got no image (cancelled, or finished past the deadline),\n")
-    f.write("from asynclayer_undelivered_draw_cpu_seconds_total; draw_cpu: all draw CPU (asynclayer_draw_cpu_seconds_total).\n\n")
+    f.write("from asynclayer_undelivered_draw_cpu_seconds_total; draw_cpu: all draw CPU (asynclayer_draw_cpu_seconds_total);\n")
+    f.write("load: the 1-minute load average when the run started (other work on the machine).\n\n")
     f.write(f"{'':22}{'cancel on':>12}{'--no-cancel':>14}\n")
     for key in keys:
         f.write(f"{key:22}{med('on', key):12.3f}{med('off', key):14.3f}\n")

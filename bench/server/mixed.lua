@@ -1,5 +1,6 @@
--- Mixed load for the RSS run: tiles of several sizes and fonts (GET and POST), reports (PDF and PNG),
--- bad requests (400) and impatient requests (a 5 ms deadline: most are cancelled).
+-- Mixed load for the RSS run (bench/server-rss.sh): tiles of several sizes and fonts (GET and POST),
+-- reports (PDF, PNG and SVG), bad requests (400) and impatient requests (a 5 ms deadline: most are
+-- cancelled). Client hang-ups come from curl in the script (wrk does not close a connection mid-request).
 local requests = {}
 local n = 0
 
@@ -21,6 +22,9 @@ init = function(args)
     '{"table": {"columns": ["a", "b"], "rows": [["1", "2"], ["3", "4"]]}}]}')
   add("POST", "/report?format=png&scale=1",
     '{"page": {"width": 400, "height": 300}, "content": [{"paragraph": "' .. words .. '"}]}')
+  add("POST", "/report?format=svg",
+    '{"title": "Vector", "content": [{"heading": "Part"}, {"paragraph": "' .. words .. '"}]}')
+  add("GET", "/tile.png?text=" .. string.rep("Tile%20", 300) .. "&width=1200&scale=3")
   add("GET", "/tile.png?text=x&width=nan")
   add("GET", "/tile.png?text=Tile%20" .. tostring(math.random(1000)) .. "&width=150&scale=1")
 end

@@ -22,9 +22,11 @@ public struct DrawRunner: Sendable {
   let metrics: ServerMetrics
   let cancellation: Bool
 
-  /// Runs `work` on the pool, its CPU time counted as undelivered unless it returns in time.
+  /// Runs `work` on the pool, its CPU time counted as undelivered unless it returns in time; the
+  /// deadline or `hangUp` (the client's connection closing) cancels it.
   func draw<T: Sendable>(
-    deadline: Duration, _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+    deadline: Duration, hangUp: ConnectionHangUp? = nil,
+    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
   ) async throws -> T {
     let cpu = Atomic<Int64>(0)
     let pool = pool
@@ -38,7 +40,7 @@ public struct DrawRunner: Sendable {
       return value
     }
     do {
-      return try await within(deadline) {
+      return try await within(deadline, hangUp: hangUp) {
         if cancellation {
           return try await pool.run(measured)
         }
@@ -51,10 +53,11 @@ public struct DrawRunner: Sendable {
   }
 
   /// `operation` under `deadline`: throws ``DeadlineExceeded`` when it passes (cancelling the
-  /// operation, or, without cancellation, once the operation is done).
-  func within<T: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws
-    -> T
-  {
+  /// operation, or, without cancellation, once the operation is done). With cancellation, a fired
+  /// `hangUp` cancels the operation too and the call throws `CancellationError` (a 499).
+  func within<T: Sendable>(
+    _ deadline: Duration, hangUp: ConnectionHangUp? = nil, _ operation: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
     if !cancellation {
       let start = ContinuousClock.now
       // Unstructured: neither the deadline nor the request's cancellation reaches the work.
@@ -67,6 +70,13 @@ public struct DrawRunner: Sendable {
       group.addTask {
         try await Task.sleep(for: deadline)
         throw DeadlineExceeded()
+      }
+      if let hangUp {
+        group.addTask {
+          // Returns on the hang-up, or when the group is cancelled because the operation ended.
+          await hangUp.wait()
+          throw CancellationError()
+        }
       }
       defer { group.cancelAll() }
       guard let value = try await group.next() else { throw CancellationError() }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// Counts every request by route, method and status, and records its latency, into the server's
@@ -9,7 +10,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     -> Response
   {
     let start = ContinuousClock.now
-    let method = request.method.rawValue
+    // A client may send any token as its method: one label value for all unknown ones keeps the
+    // series (and the metrics' cache) bounded.
+    let method = Self.label(request.method)
     do {
       let response = try await next(request, context)
       metrics.recordRequest(
@@ -22,6 +25,13 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         route: context.endpointPath ?? "unmatched", method: method, status: status,
         duration: ContinuousClock.now - start)
       throw error
+    }
+  }
+
+  static func label(_ method: HTTPRequest.Method) -> String {
+    switch method {
+    case .get, .head, .post, .put, .delete, .options, .patch: method.rawValue
+    default: "other"
     }
   }
 }

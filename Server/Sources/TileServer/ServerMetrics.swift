@@ -2,6 +2,7 @@ public import AsyncLayer
 import CoreMetrics
 import Foundation
 public import Prometheus
+import Synchronization
 
 /// The server's metrics, in a registry of its own (no global `MetricsSystem.bootstrap`, so that tests
 /// can run several servers in one process), emitted in Prometheus text format at `GET /metrics`.
@@ -23,6 +24,16 @@ public final class ServerMetrics: Sendable {
   let overloaded: CoreMetrics.Counter
   let deadlines: CoreMetrics.Counter
   let hangUps: CoreMetrics.Counter
+
+  private struct RequestKey: Hashable {
+    var route: String
+    var method: String
+    var status: Int
+  }
+
+  /// The request counter and latency timer of each route, method and status seen: made once, not per
+  /// request (making one through the factory builds its label list and takes the registry's lock).
+  private let requestMetrics = Mutex<[RequestKey: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
 
   /// Metrics in a new registry.
   public init() {
@@ -86,12 +97,21 @@ public final class ServerMetrics: Sendable {
 
   /// A counter and a latency histogram for one route and status.
   func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-    let dimensions = [("route", route), ("method", method), ("status", String(status))]
-    CoreMetrics.Counter(label: "asynclayer_http_requests_total", dimensions: dimensions, factory: factory).increment()
-    CoreMetrics.Timer(
-      label: "asynclayer_http_request_duration_seconds", dimensions: [("route", route)], factory: factory
-    )
-    .recordNanoseconds(duration.wholeNanoseconds)
+    let key = RequestKey(route: route, method: method, status: status)
+    let (counter, timer) = requestMetrics.withLock { cache in
+      if let known = cache[key] { return known }
+      let made = (
+        CoreMetrics.Counter(
+          label: "asynclayer_http_requests_total",
+          dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory),
+        CoreMetrics.Timer(
+          label: "asynclayer_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+      )
+      cache[key] = made
+      return made
+    }
+    counter.increment()
+    timer.recordNanoseconds(duration.wholeNanoseconds)
   }
 
   /// The registry as Prometheus text, with the queue depth read now.

@@ -18,6 +18,8 @@ public final class TileServer: Sendable {
   public let metrics: ServerMetrics
   /// Runs the draws on the pool.
   public let runner: DrawRunner
+  /// The hang-up signal of each open connection (filled by ``HangUpHandler``).
+  let connections = ConnectionRegistry()
 
   /// A server with its own pool of `configuration.queueCount` queues, at most
   /// `configuration.pendingLimit` draws waiting, counted in ``metrics``. `pool` replaces that pool
@@ -28,41 +30,38 @@ public final class TileServer: Sendable {
     let drawPool =
       pool
       ?? QueuePool(
-        queueCount: configuration.queueCount, name: "asynclayer-server.draw", niceness: 0,
+        queueCount: configuration.queueCount, name: "tile-draw", niceness: 0,
         pendingLimit: configuration.pendingLimit, onRunEnded: { metrics.record($0) })
     runner = DrawRunner(pool: drawPool, metrics: metrics, cancellation: configuration.cancellation)
   }
 
   /// The routes: `GET /tile.png`, `POST /tile.png`, `POST /report`, `GET /metrics`, `GET /health`.
-  public func router() -> Router<BasicRequestContext> {
-    let router = Router()
+  public func router() -> Router<TileRequestContext> {
+    let router = Router(context: TileRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-    router.get("tile.png") { request, _ in
+    router.get("tile.png") { request, context in
       await self.respond {
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let tile = try TileRequest(query: query, limits: self.configuration.limits)
-        return try await self.cancellable(request) { _ in try await self.png(tile) }
+        return try await self.png(tile, hangUp: self.hangUp(context))
       }
     }
-    router.post("tile.png") { request, _ in
+    router.post("tile.png") { request, context in
       await self.respond {
         let timeout = try self.queryTimeout(request)
-        return try await self.cancellable(request) { body in
-          var tile = try TileRequest(
-            json: Data(try await self.collect(body, request).readableBytesView), limits: self.configuration.limits)
-          if tile.timeoutMilliseconds == nil { tile.timeoutMilliseconds = timeout }
-          return try await self.png(tile)
-        }
+        var tile = try TileRequest(
+          json: Data(try await self.collect(request.body, request).readableBytesView),
+          limits: self.configuration.limits)
+        if tile.timeoutMilliseconds == nil { tile.timeoutMilliseconds = timeout }
+        return try await self.png(tile, hangUp: self.hangUp(context))
       }
     }
-    router.post("report") { request, _ in
+    router.post("report") { request, context in
       await self.respond {
         let options = try ReportOptions(
           request.uri.queryParameters.map { ($0.key, $0.value) }, limits: self.configuration.limits)
-        return try await self.cancellable(request) { body in
-          let json = try await self.collect(body, request)
-          return try await self.report(json, options)
-        }
+        let json = try await self.collect(request.body, request)
+        return try await self.report(json, options, hangUp: self.hangUp(context))
       }
     }
     router.get("metrics") { _, _ in
@@ -84,11 +83,18 @@ public final class TileServer: Sendable {
 
   /// The application on `configuration.host`:`configuration.port`. `onServerRunning` gets the
   /// channel once it listens (its local address holds the port when `port` is 0).
+  ///
+  /// With cancellation on, each connection gets a ``HangUpHandler``: a client that hangs up cancels
+  /// the draw of its request in flight, and connections stay open between requests (keep-alive).
   public func application(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
-    Application(
+    let connections = connections
+    let watch = configuration.cancellation
+    return Application(
       router: router(),
+      server: .http1(
+        configuration: .init(additionalChannelHandlers: watch ? [HangUpHandler(registry: connections)] : [])),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "asynclayer-server"),
       onServerRunning: onServerRunning)
@@ -97,10 +103,10 @@ public final class TileServer: Sendable {
   // MARK: Drawing
 
   /// The tile as PNG: rendered and encoded in one run on the pool (encoding is CPU work too).
-  func png(_ request: TileRequest) async throws -> Response {
+  func png(_ request: TileRequest, hangUp: ConnectionHangUp?) async throws -> Response {
     let tile = request.tile
     let cap = configuration.limits.memoryCap
-    let data = try await runner.draw(deadline: deadline(request.timeoutMilliseconds)) { isCancelled in
+    let data = try await runner.draw(deadline: deadline(request.timeoutMilliseconds), hangUp: hangUp) { isCancelled in
       let rendered = try tile.render(isCancelled: isCancelled)
       if isCancelled() { throw CancellationError() }
       return try PNGEncoder(memoryCap: cap).encode(rendered.image)
@@ -109,12 +115,12 @@ public final class TileServer: Sendable {
       status: .ok, headers: [.contentType: "image/png"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
   }
 
-  func report(_ json: ByteBuffer, _ options: ReportOptions) async throws -> Response {
+  func report(_ json: ByteBuffer, _ options: ReportOptions, hangUp: ConnectionHangUp?) async throws -> Response {
     let limits = configuration.limits
     let pool = runner.pool
     let prepared = try ReportRequest(
       json: Data(json.readableBytesView), filesRoot: configuration.filesRoot, limits: limits)
-    let data = try await runner.within(deadline(options.timeoutMilliseconds)) {
+    let data = try await runner.within(deadline(options.timeoutMilliseconds), hangUp: hangUp) {
       // Reading images and checking markup are blocking work: on the pool as well.
       let document = try await pool.run { _ in try prepared.makeDocument(limits: limits) }
       if options.format == .png {
@@ -166,21 +172,10 @@ public final class TileServer: Sendable {
     return nil
   }
 
-  /// `operation`, cancelled when the client closes the connection (with cancellation on).
-  ///
-  /// Hummingbird 2.28's `consumeWithCancellationOnInboundClose` notices a hang-up by reading the
-  /// connection while the handler runs, and closes the connection once the response is written: the
-  /// response says `Connection: close`, so that clients open a new one instead of racing the close.
-  func cancellable(_ request: Request, _ operation: (RequestBody) async throws -> Response) async throws -> Response {
-    guard configuration.cancellation else { return try await operation(request.body) }
-    var response: Response
-    do {
-      response = try await request.body.consumeWithCancellationOnInboundClose(operation)
-    } catch {
-      response = errorResponse(error)
-    }
-    response.headers[.connection] = "close"
-    return response
+  /// The hang-up signal of the request's connection, with cancellation on (nil in HummingbirdTesting's
+  /// router mode, which has no connection).
+  func hangUp(_ context: TileRequestContext) -> ConnectionHangUp? {
+    configuration.cancellation ? connections.hangUp(of: context.channel) : nil
   }
 
   /// The body, up to the limit: a declared length over it fails before anything is read.

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Prometheus
 import Testing
 import TileServer
 
@@ -29,8 +30,16 @@ struct TestServer {
   }
 
   func test<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
-    // AsyncHTTPClient reconnects: a route that cancels on hang-up closes the connection after its response.
     try await server.application().test(.ahc(.http), body)
+  }
+}
+
+extension ServerMetrics {
+  /// The registry's Prometheus text now (without a request).
+  var text: String {
+    var buffer: [UInt8] = []
+    registry.emit(into: &buffer)
+    return String(decoding: buffer, as: UTF8.self)
   }
 }
 

@@ -1,0 +1,59 @@
+import AsyncLayer
+import Foundation
+import HummingbirdTesting
+import Testing
+import TileServer
+
+/// Hang-up detection that keeps connections alive: requests on one connection are answered without
+/// `Connection: close`, and a client that closes its connection while its draw waits cancels it.
+@Suite struct KeepAliveTests {
+  @Test func twoRequestsOnOneConnectionThenAHangUpCancelsTheThird() async throws {
+    let setup = TestServer(queues: 1)
+    try await setup.test { client in
+      let port = try #require(client.port)
+      let connection = try RawHTTPConnection(port: port)
+      for text in ["one", "two"] {
+        try await connection.send(get: "/tile.png?text=\(text)")
+        let reply = try await connection.receive()
+        #expect(reply.status == 200)
+        #expect(reply.headers["connection"] != "close", "\(reply.headers)")
+        #expect(reply.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+      }
+      // The third request's draw waits behind the gate; the client hangs up meanwhile.
+      let gate = Gate()
+      _ = setup.pool.enqueue { gate.hold() }
+      await gate.waitUntilHeld()
+      defer { gate.open() }
+      try await connection.send(get: "/tile.png?text=three&timeout=60000")
+      while setup.pool.pendingCount < 2 { await Task.yield() }
+      connection.hangUp()
+      // The draw leaves its queue at once (only the gate's item is left), before the gate opens.
+      while setup.pool.pendingCount > 1 { await Task.yield() }
+      // The pool counts the cancelled run just after its pending count drops, and the route counts
+      // the hang-up (a 499 nobody reads) once the handler returns.
+      let expected = [
+        #"asynclayer_draws_cancelled_total{stage="queued"} 1"#, "asynclayer_client_hangups_total 1",
+        "asynclayer_draws_completed_total 2",
+      ]
+      var metrics = setup.metrics.text
+      for _ in 0..<100_000 where !expected.allSatisfy({ metrics.contains($0) }) {
+        await Task.yield()
+        metrics = setup.metrics.text
+      }
+      for line in expected { #expect(metrics.contains(line), "\(line) missing in:\n\(metrics)") }
+    }
+  }
+
+  /// Without the hang-up, the same request on a kept-alive connection is drawn and answered.
+  @Test func aRequestAfterOthersOnTheSameConnectionIsAnswered() async throws {
+    let setup = TestServer(queues: 1)
+    try await setup.test { client in
+      let connection = try RawHTTPConnection(port: try #require(client.port))
+      defer { connection.hangUp() }
+      for index in 0..<5 {
+        try await connection.send(get: "/tile.png?text=\(index)")
+        #expect(try await connection.receive().status == 200)
+      }
+    }
+  }
+}
