@@ -119,10 +119,7 @@ extension ReportSpec.Item: Decodable {
             + present.map(\.rawValue).joined(separator: " and "), at: container.codingPath)
     }
     if [.image, .chart, .qrCode].contains(kind) {
-      if let figure = try Self.decodeFigure(kind, in: container) {
-        self = .figure(figure)
-        return
-      }
+      if let figure = try Self.decodeFigure(kind, in: container) { return .figure(figure) }
     } else if let misplaced = [CodingKeys.alt, .width, .height, .errorCorrection].first(where: container.contains) {
       throw DecodingError.invalid(
         "only an image, chart or qrCode item takes \(misplaced.rawValue)", at: container.codingPath + [misplaced])

@@ -268,13 +268,13 @@ public struct ReportSpec: Sendable, Hashable {
         return .figure(
           try Self.makeFigure(
             Figure(.file(path: file, scale: scale)), images: &images, base: baseDirectory,
-            contentWidth: images.contentSize.width, style: style, specPath: path))
+            contentWidth: images.contentSize.width, style: document.style, specPath: path))
       }
       return .image(try images.decode(data, resolved: resolved, scale: scale, specPath: path + ".image"))
     case .figure(let figure):
       return .figure(
         try Self.makeFigure(
-          figure, images: &images, base: baseDirectory, contentWidth: images.contentSize.width, style: style,
+          figure, images: &images, base: baseDirectory, contentWidth: images.contentSize.width, style: document.style,
           specPath: path))
     case .pageBreak:
       return .pageBreak
