@@ -86,7 +86,9 @@ extension TextLayout {
       if own[index] == PANGO_DIRECTION_NEUTRAL { resolved[index] = previous } else { previous = own[index] }
     }
     let indent = pango_layout_get_indent(raw)
-    var builder = PieceBuilder(layout: self, text: text, baseContext: baseContext, splitting: splitting)
+    var builder = PieceBuilder(
+      layout: self, text: text, baseContext: baseContext, splitting: splitting,
+      attributes: PieceAttributes(pango_layout_get_attributes(raw)))
     var finished = false
     defer { if !finished { for piece in builder.pieces { g_object_unref(UnsafeMutableRawPointer(piece.raw)) } } }
     var index = 0
@@ -135,17 +137,23 @@ extension TextLayout {
     return result
   }
 
-  /// Where to end a prefix near `target`: after the last space in `lowerBound..<target`, or at the
-  /// character boundary at or before `target`. Only the prefix's last line (dropped) sees the cut.
-  static func cut(_ text: UnsafePointer<CChar>, near target: Int, notBefore lowerBound: Int) -> Int {
+  /// How many times smaller a prefix is when it holds no space: Pango's line breaking costs grow
+  /// with the square of a run without break opportunities (a 4 KiB prefix of a Latin run wrapped
+  /// with `.wordChar` took 70 ms; bench/results/cancel-latency.txt has the figures since).
+  static let unbrokenDivisor = 8
+
+  /// Where to end a prefix near `target`: after the last space in `lowerBound..<target`; without
+  /// one, at the character boundary at or before `start + (target - start) / unbrokenDivisor`
+  /// (and after `start`). Only the prefix's last line (dropped) sees the cut.
+  static func cut(_ text: UnsafePointer<CChar>, from start: Int, near target: Int, notBefore lowerBound: Int) -> Int {
     let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
     var index = target
     while index > lowerBound {
       if bytes[index - 1] == 0x20 { return index }
       index -= 1
     }
-    index = target
-    while index > lowerBound, bytes[index] & 0xC0 == 0x80 { index -= 1 }
+    index = start + max(1, (target - start) / unbrokenDivisor)
+    while index > start + 1, bytes[index] & 0xC0 == 0x80 { index -= 1 }
     return index
   }
 
@@ -197,6 +205,8 @@ private struct PieceBuilder {
   let text: UnsafePointer<CChar>
   let baseContext: OpaquePointer
   let splitting: TextLayout.Splitting
+  /// The whole layout's attributes, or nil without any.
+  let attributes: PieceAttributes?
   var pieces: [TextLayout.Piece] = []
   var lines: [TextLine] = []
   /// The union of the lines' logical boxes across the width, in Pango units.
@@ -204,11 +214,15 @@ private struct PieceBuilder {
   /// The top of the next line, in Pango units of the whole layout.
   var yOffset: Int64 = 0
 
-  init(layout: TextLayout, text: UnsafePointer<CChar>, baseContext: OpaquePointer, splitting: TextLayout.Splitting) {
+  init(
+    layout: TextLayout, text: UnsafePointer<CChar>, baseContext: OpaquePointer, splitting: TextLayout.Splitting,
+    attributes: PieceAttributes?
+  ) {
     self.layout = layout
     self.text = text
     self.baseContext = baseContext
     self.splitting = splitting
+    self.attributes = attributes
   }
 
   /// True once the shown lines exist and the layout may stop (see ``TextLayout/Splitting``).
@@ -231,7 +245,7 @@ private struct PieceBuilder {
         var end = paragraph.end
         // Not a prefix when the rest is little more than a piece: the last line would be redone.
         if paragraph.end - start > target + target / 2 {
-          end = TextLayout.cut(text, near: start + target, notBefore: start + target / 2)
+          end = TextLayout.cut(text, from: start, near: start + target, notBefore: start + target / 2)
         }
         let isLast = end == paragraph.end
         if let next = add(start: start, end: end, direction: direction, indented: first, keepsLastLine: isLast) {
@@ -316,9 +330,7 @@ private struct PieceBuilder {
     }
     let raw = pango_layout_new(context)!
     pango_layout_set_text(raw, text + start, Int32(end - start))
-    if let attributes = pango_layout_get_attributes(whole), let list = pango_attr_list_copy(attributes) {
-      // Attributes before the piece go, those across its start begin at 0, the rest move back.
-      if start > 0 { pango_attr_list_update(list, 0, Int32(start), 0) }
+    if let list = attributes?.list(start: start, end: end) {
       pango_layout_set_attributes(raw, list)
       pango_attr_list_unref(list)
     }
