@@ -71,6 +71,13 @@ struct TextLayoutPiecesTests {
       cases.append(Case(name: "\(alignment) Latin", content: .plain(latin), style: style))
       cases.append(Case(name: "\(alignment) Arabic", content: .plain(arabic), style: style))
     }
+    for alignment in [TextAlignment.natural, .justify, .trailing] {
+      var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+      hanging.firstLineIndent = -30
+      hanging.alignment = alignment
+      cases.append(
+        Case(name: "hanging indent, \(alignment) Latin", content: .plain(latin + "\n" + latin), style: hanging))
+    }
     var spaced = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     spaced.lineSpacing = 3
     spaced.lineHeight = 1.3
@@ -185,7 +192,7 @@ struct TextLayoutPiecesTests {
     }
   }
 
-  @Test("an ellipsis and a hanging indent keep one layout where they need it")
+  @Test("an ellipsis and a centred hanging indent keep one layout where they need it")
   func unsplitCases() throws {
     var ellipsized = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     ellipsized.ellipsize = .end
@@ -194,6 +201,7 @@ struct TextLayoutPiecesTests {
     #expect(layout.isEllipsized)
     var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     hanging.firstLineIndent = -30
+    hanging.alignment = .center
     let text = Self.latin + "\n" + Self.latin
     let whole = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.whole)
     let pieced = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.small)
