@@ -1,3 +1,4 @@
+import CCairo
 import Synchronization
 import Testing
 
@@ -70,6 +71,13 @@ struct TextLayoutPiecesTests {
       cases.append(Case(name: "\(alignment) Latin", content: .plain(latin), style: style))
       cases.append(Case(name: "\(alignment) Arabic", content: .plain(arabic), style: style))
     }
+    for alignment in [TextAlignment.natural, .justify, .trailing] {
+      var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+      hanging.firstLineIndent = -30
+      hanging.alignment = alignment
+      cases.append(
+        Case(name: "hanging indent, \(alignment) Latin", content: .plain(latin + "\n" + latin), style: hanging))
+    }
     var spaced = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     spaced.lineSpacing = 3
     spaced.lineHeight = 1.3
@@ -80,6 +88,10 @@ struct TextLayoutPiecesTests {
       Case(
         name: "a run without spaces, wrapped between characters",
         content: .plain(String(repeating: "abcdefghij", count: 300)), style: charWrapped))
+    cases.append(
+      Case(
+        name: "a Cyrillic run without spaces, wrapped between characters",
+        content: .plain(String(repeating: "абвгдеёжзи", count: 200)), style: charWrapped))
     return cases
   }()
 
@@ -120,6 +132,48 @@ struct TextLayoutPiecesTests {
     }
   }
 
+  @Test("each piece gets only the attributes that overlap its text")
+  func attributesSlicedPerPiece() throws {
+    let markup = (0..<60).map { "word\($0) <b>bold <i>and italic</i></b> <span size=\"x-large\">big</span>" }
+    let text = "<span foreground=\"red\">" + markup.joined(separator: " ") + "</span>"
+    let pieced = try TextLayout(.markup(text), style: TextStyle(), width: 300, splitting: Self.small)
+    #expect(pieced.pieces.count > 5)
+    var total = 0
+    for piece in pieced.pieces {
+      let length = UInt32(strlen(pango_layout_get_text(piece.raw)))
+      let head = try #require(pango_attr_list_get_attributes(pango_layout_get_attributes(piece.raw)))
+      var node: UnsafeMutablePointer<GSList>? = head
+      var spansWhole = false
+      while let current = node, let attribute = current.pointee.data?.assumingMemoryBound(to: PangoAttribute.self) {
+        // Copying the whole list would leave the later pieces' attributes past this text's end.
+        #expect(attribute.pointee.start_index < length, "piece at \(piece.byteOffset)")
+        if attribute.pointee.start_index == 0 && attribute.pointee.end_index >= length { spansWhole = true }
+        total += 1
+        pango_attribute_destroy(attribute)
+        node = current.pointee.next
+      }
+      g_slist_free(head)
+      // The red span across the whole text reaches every piece.
+      #expect(spansWhole, "piece at \(piece.byteOffset)")
+    }
+    #expect(total < 60 * 5)
+  }
+
+  @Test("a run without spaces is laid out in smaller prefixes")
+  func unbrokenRunsTakeSmallPieces() throws {
+    var style = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
+    style.wrap = .wordChar
+    let run = String(repeating: "abcdefghij", count: 1_000)
+    let splitting = TextLayout.Splitting(pieceBytes: 1_600)
+    let pieced = try TextLayout(.plain(run), style: style, width: 300, splitting: splitting)
+    let whole = try TextLayout(.plain(run), style: style, width: 300, splitting: Self.whole)
+    #expect(pieced.allLines == whole.allLines)
+    let spans = zip(pieced.pieces.dropFirst(), pieced.pieces).map { $0.byteOffset - $1.byteOffset }
+    #expect(!spans.isEmpty)
+    // A prefix with a space would be cut near 1,600 bytes; this one near 1,600 / 8.
+    #expect(spans.allSatisfy { $0 <= 1_600 / 4 }, "\(spans)")
+  }
+
   @Test("a draw stops after the shown lines and draws what one layout shows")
   func stopsAfterShownLines() throws {
     var style = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
@@ -138,7 +192,7 @@ struct TextLayoutPiecesTests {
     }
   }
 
-  @Test("an ellipsis and a hanging indent keep one layout where they need it")
+  @Test("an ellipsis and a centred hanging indent keep one layout where they need it")
   func unsplitCases() throws {
     var ellipsized = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     ellipsized.ellipsize = .end
@@ -147,6 +201,7 @@ struct TextLayoutPiecesTests {
     #expect(layout.isEllipsized)
     var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     hanging.firstLineIndent = -30
+    hanging.alignment = .center
     let text = Self.latin + "\n" + Self.latin
     let whole = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.whole)
     let pieced = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.small)

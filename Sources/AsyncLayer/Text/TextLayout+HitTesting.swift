@@ -37,7 +37,8 @@ extension TextLayout {
       return TextPosition(utf8Offset: 0, isInside: false, isInTrailingHalf: false, lineIndex: 0)
     }
     let localY = Int64((y * Double(PANGO_SCALE)).rounded()) - piece.yOffset
-    let inside = pango_layout_xy_to_index(piece.raw, Self.units(x), Int32(clamping: localY), &index, &trailing)
+    let localX = Self.units(x) &- piece.xOffset
+    let inside = pango_layout_xy_to_index(piece.raw, localX, Int32(clamping: localY), &index, &trailing)
     pango_layout_index_to_line_x(piece.raw, index, 0, &lineNumber, nil)
     return TextPosition(
       utf8Offset: piece.byteOffset + Int(index), isInside: inside != 0 && onShownLine,
@@ -56,6 +57,7 @@ extension TextLayout {
     var rect = PangoRectangle()
     if let piece = pieces.isEmpty ? nil : piece(forLine: line.index) {
       pango_layout_index_to_pos(piece.raw, Int32(utf8Offset - piece.byteOffset), &rect)
+      rect.x += piece.xOffset
     } else {
       pango_layout_index_to_pos(raw, Int32(utf8Offset), &rect)
     }
@@ -81,16 +83,18 @@ extension TextLayout {
       let start = max(range.lowerBound, line.utf8Offset)
       let end = min(range.upperBound, line.utf8Offset + line.utf8Length)
       guard start < end, let pangoLine = pangoLine(line.index) else { continue }
-      // A piece's lines count bytes from the piece's start.
-      let base = pieces.isEmpty ? 0 : piece(forLine: line.index)?.byteOffset ?? 0
+      // A piece's lines count bytes from the piece's start, and x from the piece's left.
+      let piece = pieces.isEmpty ? nil : piece(forLine: line.index)
+      let base = piece?.byteOffset ?? 0
+      let shift = Double(piece?.xOffset ?? 0) / unit
       var ranges: UnsafeMutablePointer<Int32>?
       var count: Int32 = 0
       pango_layout_line_get_x_ranges(pangoLine, Int32(start - base), Int32(end - base), &ranges, &count)
       defer { g_free(ranges) }
       guard let ranges else { continue }
       for pair in 0..<Int(count) {
-        let minX = Double(ranges[2 * pair]) / unit
-        let maxX = Double(ranges[2 * pair + 1]) / unit
+        let minX = Double(ranges[2 * pair]) / unit + shift
+        let maxX = Double(ranges[2 * pair + 1]) / unit + shift
         guard maxX > minX else { continue }
         result.append(Rect(x: minX, y: line.frame.minY, width: maxX - minX, height: line.frame.height))
       }

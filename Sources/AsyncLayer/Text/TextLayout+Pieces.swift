@@ -39,6 +39,9 @@ extension TextLayout {
     let byteOffset: Int
     /// Where its first line's top lies in the whole layout, in Pango units.
     let yOffset: Int64
+    /// How far its lines lie right of where its layout puts them, in Pango units: the hanging
+    /// indent of a paragraph's continuation, which the piece's own (narrower) layout leaves out.
+    var xOffset: Int32 = 0
     /// The index of its first kept line among all lines.
     let firstLine: Int
     /// The lines kept (a last line cut short by the end of a prefix is not).
@@ -86,16 +89,24 @@ extension TextLayout {
       if own[index] == PANGO_DIRECTION_NEUTRAL { resolved[index] = previous } else { previous = own[index] }
     }
     let indent = pango_layout_get_indent(raw)
-    var builder = PieceBuilder(layout: self, text: text, baseContext: baseContext, splitting: splitting)
+    let splitsHangingIndent =
+      pango_layout_get_alignment(raw) != PANGO_ALIGN_CENTER
+      && resolved.allSatisfy { $0 == PANGO_DIRECTION_LTR || $0 == PANGO_DIRECTION_WEAK_LTR }
+    var builder = PieceBuilder(
+      layout: self, text: text, baseContext: baseContext, splitting: splitting,
+      attributes: PieceAttributes(pango_layout_get_attributes(raw)))
     var finished = false
     defer { if !finished { for piece in builder.pieces { g_object_unref(UnsafeMutableRawPointer(piece.raw)) } } }
     var index = 0
     while index < paragraphs.count {
       if splitting.isCancelled() { throw CancellationError() }
       let paragraph = paragraphs[index]
-      // A hanging indent (negative) narrows every line but a paragraph's first, which a piece
-      // cannot continue: such a paragraph stays one piece.
-      if paragraph.length > pieceBytes && indent >= 0 {
+      // A hanging indent (negative) narrows every line but a paragraph's first: a piece that
+      // continues a paragraph is narrower and shifted instead. Centred lines ignore the indent in
+      // Pango's offset but not in their width, with a rounding a piece cannot repeat, and a text
+      // with right-to-left paragraphs lost a line in the tests (not yet understood): there each
+      // paragraph stays one piece.
+      if paragraph.length > pieceBytes && (indent >= 0 || splitsHangingIndent) {
         try builder.addLongParagraph(paragraph, direction: resolved[index])
         index += 1
       } else {
@@ -135,17 +146,23 @@ extension TextLayout {
     return result
   }
 
-  /// Where to end a prefix near `target`: after the last space in `lowerBound..<target`, or at the
-  /// character boundary at or before `target`. Only the prefix's last line (dropped) sees the cut.
-  static func cut(_ text: UnsafePointer<CChar>, near target: Int, notBefore lowerBound: Int) -> Int {
+  /// How many times smaller a prefix is when it holds no space: Pango's line breaking costs grow
+  /// with the square of a run without break opportunities (a 4 KiB prefix of a Latin run wrapped
+  /// with `.wordChar` took 70 ms; bench/results/cancel-latency.txt has the figures since).
+  static let unbrokenDivisor = 8
+
+  /// Where to end a prefix near `target`: after the last space in `lowerBound..<target`; without
+  /// one, at the character boundary at or before `start + (target - start) / unbrokenDivisor`
+  /// (and after `start`). Only the prefix's last line (dropped) sees the cut.
+  static func cut(_ text: UnsafePointer<CChar>, from start: Int, near target: Int, notBefore lowerBound: Int) -> Int {
     let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
     var index = target
     while index > lowerBound {
       if bytes[index - 1] == 0x20 { return index }
       index -= 1
     }
-    index = target
-    while index > lowerBound, bytes[index] & 0xC0 == 0x80 { index -= 1 }
+    index = start + max(1, (target - start) / unbrokenDivisor)
+    while index > start + 1, bytes[index] & 0xC0 == 0x80 { index -= 1 }
     return index
   }
 
@@ -197,6 +214,8 @@ private struct PieceBuilder {
   let text: UnsafePointer<CChar>
   let baseContext: OpaquePointer
   let splitting: TextLayout.Splitting
+  /// The whole layout's attributes, or nil without any.
+  let attributes: PieceAttributes?
   var pieces: [TextLayout.Piece] = []
   var lines: [TextLine] = []
   /// The union of the lines' logical boxes across the width, in Pango units.
@@ -204,11 +223,15 @@ private struct PieceBuilder {
   /// The top of the next line, in Pango units of the whole layout.
   var yOffset: Int64 = 0
 
-  init(layout: TextLayout, text: UnsafePointer<CChar>, baseContext: OpaquePointer, splitting: TextLayout.Splitting) {
+  init(
+    layout: TextLayout, text: UnsafePointer<CChar>, baseContext: OpaquePointer, splitting: TextLayout.Splitting,
+    attributes: PieceAttributes?
+  ) {
     self.layout = layout
     self.text = text
     self.baseContext = baseContext
     self.splitting = splitting
+    self.attributes = attributes
   }
 
   /// True once the shown lines exist and the layout may stop (see ``TextLayout/Splitting``).
@@ -231,7 +254,7 @@ private struct PieceBuilder {
         var end = paragraph.end
         // Not a prefix when the rest is little more than a piece: the last line would be redone.
         if paragraph.end - start > target + target / 2 {
-          end = TextLayout.cut(text, near: start + target, notBefore: start + target / 2)
+          end = TextLayout.cut(text, from: start, near: start + target, notBefore: start + target / 2)
         }
         let isLast = end == paragraph.end
         if let next = add(start: start, end: end, direction: direction, indented: first, keepsLastLine: isLast) {
@@ -252,7 +275,7 @@ private struct PieceBuilder {
   /// that drops its last line has fewer than two.
   @discardableResult
   mutating func add(start: Int, end: Int, direction: PangoDirection?, indented: Bool, keepsLastLine: Bool) -> Int? {
-    let raw = makeLayout(start: start, end: end, direction: direction, indented: indented)
+    let (raw, xOffset) = makeLayout(start: start, end: end, direction: direction, indented: indented)
     let count = Int(pango_layout_get_line_count(raw))
     let kept = keepsLastLine ? count : count - 1
     guard kept >= 1 else {
@@ -279,6 +302,8 @@ private struct PieceBuilder {
       var ink = PangoRectangle()
       var logical = PangoRectangle()
       pango_layout_iter_get_line_extents(iterator, &ink, &logical)
+      logical.x += xOffset
+      ink.x += xOffset
       let baseline = Int64(pango_layout_iter_get_baseline(iterator)) + yOffset
       let top = Int64(logical.y) + yOffset
       let inkTop = Int64(ink.y) + yOffset
@@ -301,13 +326,17 @@ private struct PieceBuilder {
       index += 1
     } while pango_layout_iter_next_line(iterator) != 0
     pieces.append(
-      TextLayout.Piece(raw: raw, byteOffset: start, yOffset: yOffset, firstLine: firstLine, lines: pangoLines))
+      TextLayout.Piece(
+        raw: raw, byteOffset: start, yOffset: yOffset, xOffset: xOffset, firstLine: firstLine, lines: pangoLines))
     yOffset = nextTop
     return nextStart
   }
 
-  /// A layout of `start..<end` with the whole layout's settings.
-  private func makeLayout(start: Int, end: Int, direction: PangoDirection?, indented: Bool) -> OpaquePointer {
+  /// A layout of `start..<end` with the whole layout's settings, and how far right of its lines
+  /// the whole layout puts them (Pango units).
+  private func makeLayout(
+    start: Int, end: Int, direction: PangoDirection?, indented: Bool
+  ) -> (OpaquePointer, xOffset: Int32) {
     let whole = layout.raw
     let contextDirection = pango_context_get_base_dir(baseContext)
     var context = baseContext
@@ -316,9 +345,7 @@ private struct PieceBuilder {
     }
     let raw = pango_layout_new(context)!
     pango_layout_set_text(raw, text + start, Int32(end - start))
-    if let attributes = pango_layout_get_attributes(whole), let list = pango_attr_list_copy(attributes) {
-      // Attributes before the piece go, those across its start begin at 0, the rest move back.
-      if start > 0 { pango_attr_list_update(list, 0, Int32(start), 0) }
+    if let list = attributes?.list(start: start, end: end) {
       pango_layout_set_attributes(raw, list)
       pango_attr_list_unref(list)
     }
@@ -342,8 +369,16 @@ private struct PieceBuilder {
     pango_layout_set_alignment(raw, alignment)
     pango_layout_set_justify(raw, pango_layout_get_justify(whole))
     pango_layout_set_spacing(raw, pango_layout_get_spacing(whole))
-    if indented { pango_layout_set_indent(raw, pango_layout_get_indent(whole)) }
-    return raw
+    let indent = pango_layout_get_indent(whole)
+    if indented {
+      pango_layout_set_indent(raw, indent)
+    } else if indent < 0 {
+      // Pango's get_x_offset: continuation lines are `-indent` narrower, moved right when left
+      // aligned; right aligned, the narrower width already moves them.
+      pango_layout_set_width(raw, max(1, pango_layout_get_width(whole) + indent))
+      return (raw, alignment == PANGO_ALIGN_RIGHT ? 0 : -indent)
+    }
+    return (raw, 0)
   }
 
   /// Pango's `direction_simple`: 1 left to right, -1 right to left, 0 neutral.
