@@ -71,13 +71,6 @@ struct TextLayoutPiecesTests {
       cases.append(Case(name: "\(alignment) Latin", content: .plain(latin), style: style))
       cases.append(Case(name: "\(alignment) Arabic", content: .plain(arabic), style: style))
     }
-    for alignment in [TextAlignment.natural, .justify, .trailing] {
-      var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
-      hanging.firstLineIndent = -30
-      hanging.alignment = alignment
-      cases.append(
-        Case(name: "hanging indent, \(alignment) Latin", content: .plain(latin + "\n" + latin), style: hanging))
-    }
     var spaced = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     spaced.lineSpacing = 3
     spaced.lineHeight = 1.3
@@ -192,20 +185,22 @@ struct TextLayoutPiecesTests {
     }
   }
 
-  @Test("an ellipsis and a centred hanging indent keep one layout where they need it")
-  func unsplitCases() throws {
+  @Test("an ellipsis and a hanging indent keep one layout", arguments: [TextAlignment.natural, .justify, .center])
+  func unsplitCases(alignment: TextAlignment) throws {
     var ellipsized = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     ellipsized.ellipsize = .end
     let layout = try TextLayout(.plain(Self.latin), style: ellipsized, width: 300, height: 100, splitting: Self.small)
     #expect(layout.pieces.isEmpty)
     #expect(layout.isEllipsized)
+    // Pieces under a hanging indent lost a line next to a right-to-left paragraph (2026-11-26):
+    // such a text is one layout, and its lines are the whole layout's.
     var hanging = TextStyle(fontFamily: "DejaVu Sans", fontSize: 14)
     hanging.firstLineIndent = -30
-    hanging.alignment = .center
-    let text = Self.latin + "\n" + Self.latin
+    hanging.alignment = alignment
+    let text = Self.latin + "\n" + Self.arabic + "\n" + Self.latin
     let whole = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.whole)
     let pieced = try TextLayout(.plain(text), style: hanging, width: 300, splitting: Self.small)
-    #expect(pieced.pieces.count == 2)  // one per paragraph, each whole
+    #expect(pieced.pieces.isEmpty)
     #expect(pieced.lines == whole.lines)
   }
 
