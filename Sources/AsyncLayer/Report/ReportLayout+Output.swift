@@ -59,19 +59,19 @@ extension ReportLayout {
     let layouts = ReportRunLayouts(prepared: ReportPreparedLayouts.take(for: preparedLayouts))
     layouts.colorGlyphs = VectorColorGlyphs(writesText: true)
     let navigation = ReportNavigation(self)
-    let structure = ReportStructure(drawing)
+    let structure = metadata.tagged ? ReportStructure(drawing) : nil
     // One Document element holds the pages' elements (cairo continues it on each page).
-    structure.openRoot(ReportStructure.Node(tag: "Document", key: 0))
+    structure?.openRoot(.document)
     for index in pages.indices {
       try drawing.checkCancellation()
       try drawing.withSavedState {
         try draw(page: index, in: drawing, layouts: layouts, navigation: navigation, structure: structure)
       }
-      if index == pages.count - 1 { structure.closeAll() }
+      if index == pages.count - 1 { structure?.closeAll() }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
       try context.check("drawing PDF page \(index + 1)")
     }
-    structure.closeAll()
+    structure?.closeAll()
     navigation.addOutline(to: document.surface.raw)
     var data = try document.finish()
     // cairo 1.16 lists an image XObject in a page's resources once per paint: a colour glyph drawn
