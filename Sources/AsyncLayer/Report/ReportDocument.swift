@@ -181,8 +181,8 @@ public struct ReportMetadata: Sendable, Hashable {
   public var language: String?
   /// Whether the PDF carries a structure tree (tagged PDF: headings, paragraphs, tables, lists
   /// and figures for screen readers and reflow). On by default. Off saves what cairo 1.16 spends
-  /// on the tags (about a fifth of the instructions of a long table report), at the cost of the
-  /// accessibility; the outline, links and `/Lang` stay.
+  /// on the tags (about 30% of the instructions of a 2,000-row table report, docs/reports.md), at
+  /// the cost of the accessibility; the outline, links and `/Lang` stay.
   public var tagged: Bool
 
   /// Metadata with the given entries; nil and empty ones are left out of the PDF.

@@ -25,7 +25,7 @@ final class ReportStructure {
   /// A structure type the report writes.
   enum Tag: UInt8 {
     case document, h1, h2, h3, h4, h5, h6, paragraph, table, tableRow, tableHeader, tableCell
-    case contents, contentsItem, list, listItem, listLabel, listBody, figure
+    case contents, contentsItem, list, listItem, listLabel, listBody, figure, nonStruct
 
     /// The heading tag of `level`, clamped to H1–H6.
     static func heading(_ level: Int) -> Tag {
@@ -61,6 +61,7 @@ final class ReportStructure {
       case .listLabel: "Lbl"
       case .listBody: "LBody"
       case .figure: "Figure"
+      case .nonStruct: "NonStruct"
       }
     }
 
