@@ -137,6 +137,24 @@ struct ReportPDFCorrectnessTests {
     }
   }
 
+  @Test func untaggedPDFKeepsTheOutlineAndLanguage() throws {
+    var document = ReportDocument(title: "Plain", pageSize: Self.page, margins: EdgeInsets(all: 36))
+    document.metadata = ReportMetadata(language: "en", tagged: false)
+    // Contents links: cairo makes Link structure elements for them even in an untagged PDF.
+    document.addTableOfContents()
+    document.addHeading("Rows")
+    document.addTable(ReportTable(columns: ["Key", "Value"], rows: (0..<30).map { ["k\($0)", "v\($0)"] }))
+    try Poppler.withPDF(ReportLayout(document).pdfData()) { pdf in
+      try Self.assertClean(pdf)
+      let info = try Poppler.run("pdfinfo", [pdf])
+      #expect(info.split(separator: "\n").contains { $0.hasPrefix("Tagged:") && $0.hasSuffix("no") }, "\(info)")
+      let reader = try QPDF(pdf)
+      #expect(reader.catalog?["/MarkInfo"] == nil)
+      #expect(QPDF.text(reader.catalog?["/Lang"]) == "en")
+      #expect(reader.outline.map(\.title) == ["Rows"])
+    }
+  }
+
   @Test(arguments: ["en", "de-CH", "x (odd) ü"])
   func languageIsInTheCatalog(language: String) throws {
     var document = ReportDocument(title: "Sprache", pageSize: Self.page, margins: EdgeInsets(all: 36))

@@ -60,12 +60,17 @@ extension ReportLayout {
     layouts.colorGlyphs = VectorColorGlyphs(writesText: true)
     let navigation = ReportNavigation(self)
     let structure = ReportStructure(drawing)
-    // One Document element holds the pages' elements (cairo continues it on each page).
-    structure.openRoot(ReportStructure.Node(tag: "Document", key: 0))
+    // One Document element holds the pages' elements (cairo continues it on each page). Untagged,
+    // a NonStruct root still holds the Link elements cairo makes for link tags: without a root
+    // that is a structure element, cairo 1.16 numbers those elements but never writes them, and
+    // the xref points at missing objects (qpdf: "file is damaged"). NonStruct is not a document
+    // root type, so cairo leaves /MarkInfo out and the PDF is not tagged.
+    structure.openRoot(metadata.tagged ? .document : .nonStruct)
+    let pageStructure = metadata.tagged ? structure : nil
     for index in pages.indices {
       try drawing.checkCancellation()
       try drawing.withSavedState {
-        try draw(page: index, in: drawing, layouts: layouts, navigation: navigation, structure: structure)
+        try draw(page: index, in: drawing, layouts: layouts, navigation: navigation, structure: pageStructure)
       }
       if index == pages.count - 1 { structure.closeAll() }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache

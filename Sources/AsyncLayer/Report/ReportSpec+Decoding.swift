@@ -26,7 +26,7 @@ extension KeyedDecodingContainer {
 extension ReportSpec: Decodable {
   private enum CodingKeys: String, CodingKey, CaseIterable {
     case title, page, margins, fonts, font, fontSize, pageNumbers, content
-    case header, footer, date, author, subject, keywords, language, align, stripes, rules
+    case header, footer, date, author, subject, keywords, language, tagged, align, stripes, rules
     case widows, orphans, firstHeader, firstFooter, contentsLeaders
   }
 
@@ -64,7 +64,8 @@ extension ReportSpec: Decodable {
       author: try container.decodeIfPresent(String.self, forKey: .author),
       subject: try container.decodeIfPresent(String.self, forKey: .subject),
       keywords: try container.decodeIfPresent([String].self, forKey: .keywords) ?? [],
-      language: try container.decodeIfPresent(String.self, forKey: .language))
+      language: try container.decodeIfPresent(String.self, forKey: .language),
+      tagged: try container.decodeIfPresent(Bool.self, forKey: .tagged) ?? true)
     alignment = try container.decodeIfPresent(SpecChoice<TextAlignment>.self, forKey: .align)?.value
     tableStripes = try container.decodeIfPresent(SpecColor.self, forKey: .stripes)?.color
     tableRules = try container.decodeIfPresent(SpecChoice<ReportTableRules>.self, forKey: .rules)?.value

@@ -21,7 +21,8 @@ public import Foundation
 /// relative to the spec file), `font` (a family), `fontSize` (body text in points), `align` (the
 /// ``TextAlignment`` words, for paragraphs), `pageNumbers` (default true), `header` and `footer`
 /// (templates with `{page}`, `{pages}`, `{date}`, `{title}`), `date` (ISO 8601), `author`,
-/// `subject`, `keywords`, `language` (a BCP 47 tag such as `"en"`: the PDF's `/Lang`), `stripes` (a colour for every other table row) and `rules` (`grid`,
+/// `subject`, `keywords`, `language` (a BCP 47 tag such as `"en"`: the PDF's `/Lang`), `tagged` (default true: a
+/// tagged PDF; false leaves the structure tree out), `stripes` (a colour for every other table row) and `rules` (`grid`,
 /// `horizontal`, `none`). Content items: `heading` (with an optional `level`), `paragraph`,
 /// `markup` (Pango markup), `spans` (styled spans: `text` with `font`, `size`, `bold`, `weight`,
 /// `italic`, `color`, `background`, `underline`, `strikethrough`, `letterSpacing`,
