@@ -25,38 +25,76 @@ struct ReportRequest: Sendable {
     }
     var images: [Int: RenderedImage] = [:]
     for (index, item) in spec.content.enumerated() {
-      let field = "spec.content[\(index)]"
-      switch item {
-      case .heading(let text, _): try Self.checkText(text, field + ".heading", limits)
-      case .paragraph(let text): try Self.checkText(text, field + ".paragraph", limits)
-      case .markup(let text): try Self.checkText(text, field + ".markup", limits)
-      case .spans(let text): try Self.checkText(text.string, field + ".spans", limits)
-      case .table(let table):
-        for (row, cells) in table.rows.enumerated() {
-          for (column, cell) in cells.enumerated() {
-            try Self.checkText(cell, field + ".table.rows[\(row)][\(column)]", limits)
-          }
-        }
-      case .image(let path, let scale):
-        if path.hasPrefix(Self.dataPrefix) {
-          guard let data = Data(base64Encoded: String(path.dropFirst(Self.dataPrefix.count))) else {
-            throw RequestError.bad(field + ".image", "the data URL is not valid base64")
-          }
-          do {
-            images[index] = try RenderedImage(pngData: data, scale: scale, maximumPixelCount: limits.maximumPixels)
-          } catch {
-            throw RequestError.bad(field + ".image", "\(error)")
-          }
-          spec.content[index] = .pageBreak  // a placeholder, one block as the image is
-        } else {
-          spec.content[index] = .image(
-            path: try Self.confined(path, root: filesRoot, field: field + ".image"), scale: scale)
-        }
-      case .tableOfContents, .pageBreak: break
-      }
+      spec.content[index] = try Self.vetted(
+        item, index: index, field: "spec.content[\(index)]", filesRoot: filesRoot, limits: limits, images: &images)
     }
     self.spec = spec
     self.inlineImages = images
+  }
+
+  /// `item` with its text checked against the server's caps and its file paths confined to the root
+  /// (an inline `data:` PNG is decoded into `images` and its item becomes a one-block placeholder).
+  private static func vetted(
+    _ item: ReportSpec.Item, index: Int, field: String, filesRoot: String?, limits: ServerLimits,
+    images: inout [Int: RenderedImage]
+  ) throws -> ReportSpec.Item {
+    switch item {
+    case .heading(let text, _): try checkText(text, field + ".heading", limits)
+    case .paragraph(let text): try checkText(text, field + ".paragraph", limits)
+    case .markup(let text): try checkText(text, field + ".markup", limits)
+    case .spans(let text): try checkText(text.string, field + ".spans", limits)
+    case .table(let table):
+      for (row, cells) in table.rows.enumerated() {
+        for (column, cell) in cells.enumerated() {
+          try checkText(cell, field + ".table.rows[\(row)][\(column)]", limits)
+        }
+      }
+    case .image(let path, let scale):
+      guard path.hasPrefix(dataPrefix) else {
+        return .image(path: try confined(path, root: filesRoot, field: field + ".image"), scale: scale)
+      }
+      guard let data = Data(base64Encoded: String(path.dropFirst(dataPrefix.count))) else {
+        throw RequestError.bad(field + ".image", "the data URL is not valid base64")
+      }
+      do {
+        images[index] = try RenderedImage(pngData: data, scale: scale, maximumPixelCount: limits.maximumPixels)
+      } catch {
+        throw RequestError.bad(field + ".image", "\(error)")
+      }
+      return .pageBreak  // a placeholder, one block as the image is
+    case .figure(var figure):
+      if let alternativeText = figure.alternativeText { try checkText(alternativeText, field + ".alt", limits) }
+      switch figure.source {
+      case .file(let path, let scale):
+        guard !path.hasPrefix(dataPrefix) else {
+          throw RequestError.bad(field + ".image", "an image with alt, width or height must be a file under the root")
+        }
+        figure.source = .file(path: try confined(path, root: filesRoot, field: field + ".image"), scale: scale)
+        return .figure(figure)
+      case .qrCode(let text, _): try checkText(text, field + ".qrCode", limits)
+      default: break
+      }
+    case .list(let list): try checkList(list, field + ".list", limits)
+    case .flow(let inner, let options):
+      return .flow(
+        try vetted(inner, index: index, field: field, filesRoot: filesRoot, limits: limits, images: &images), options)
+    case .tableOfContents, .pageBreak: break
+    }
+    return item
+  }
+
+  /// Checks the text of every item of `list` and its nested lists.
+  private static func checkList(_ list: ReportList, _ field: String, _ limits: ServerLimits) throws {
+    for (index, item) in list.items.enumerated() {
+      let text: String
+      switch item.content {
+      case .plain(let plain): text = plain
+      case .markup(let markup): text = markup
+      case .attributed(let attributed): text = attributed.string
+      }
+      try checkText(text, field + ".items[\(index)]", limits)
+      if let sublist = item.sublist { try checkList(sublist, field + ".items[\(index)].list", limits) }
+    }
   }
 
   /// The document, with its images read (from under the root) and the inline ones in place.
