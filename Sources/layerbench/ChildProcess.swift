@@ -64,7 +64,16 @@ enum ChildProcess {
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    var spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    // ETXTBSY: some process still holds the program open for writing, most often a child another
+    // thread forked while the program was being written (a just-built or just-written file). The
+    // descriptor goes away when that child execs or exits, so a few short retries see it through.
+    var delay: useconds_t = 2_000
+    while spawned == ETXTBSY, delay <= 256_000 {
+      usleep(delay)
+      delay *= 2
+      spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    }
     close(outPipe[1])
     close(errPipe[1])
     defer {

@@ -17,6 +17,19 @@ struct HostileInputTests {
     try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
   }
 
+  /// Writes a script through a close-on-exec descriptor. Other tests spawn programs from other
+  /// threads at the same time; a plain write's descriptor can be inherited by such a child, and while
+  /// any process holds the script open for writing, running it fails with "text file busy" (ETXTBSY).
+  private func writeExecutable(_ text: String, _ name: String, in dir: URL) throws {
+    let path = dir.appendingPathComponent(name).path
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    guard written == bytes.count else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+  }
+
   private func expectBounded(
     _ run: CLI.Measured, seconds: Double, sourceLocation: SourceLocation = #_sourceLocation
   ) {
@@ -204,11 +217,8 @@ struct HostileInputTests {
   func hangingReference() throws {
     try CLI.withTemporaryDirectory { dir in
       // The shell waits for a child of its own: the timeout must kill the whole group.
-      try write("#!/bin/sh\nprintf 'started\\n'\nsleep 60\n", "hang.sh", in: dir)
-      try write("#!/bin/sh\nprintf '\\000\\001\\033[2Jgarbage\\377' >&2\nexit 3\n", "binary.sh", in: dir)
-      for name in ["hang.sh", "binary.sh"] {
-        #expect(chmod(dir.appendingPathComponent(name).path, 0o755) == 0)
-      }
+      try writeExecutable("#!/bin/sh\nprintf 'started\\n'\nsleep 60\n", "hang.sh", in: dir)
+      try writeExecutable("#!/bin/sh\nprintf '\\000\\001\\033[2Jgarbage\\377' >&2\nexit 3\n", "binary.sh", in: dir)
       let sweep = ["throughput", "--sweep", "--tiles", "1", "--max-workers", "1", "--repeat", "1"]
       let hang = try CLI.measure(
         sweep + ["--c-reference", "./hang.sh", "--c-reference-timeout", "0.5"], in: dir, timeout: 60)
