@@ -29,6 +29,13 @@ public struct TextTile: Sendable, Hashable {
   public var limits = TextLimits.default
   /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
   public var memoryCap = ImageRenderer.defaultMemoryCap
+  /// True: ``render(isCancelled:)`` also returns the glyph-cluster, word and line boxes of the
+  /// shown text in the tile's device pixels (``RenderedText/boxes``). Off by default: the walk
+  /// over every character costs about as much as a short line's layout.
+  public var collectsBoxes = false
+  /// True: ``render(isCancelled:)`` also returns the text as laid out (``RenderedText/text``): the
+  /// label of an OCR dataset, markup removed. Implied by ``collectsBoxes``.
+  public var collectsText = false
 
   /// A tile `width` points wide; `height` nil fits the text (plus `padding`). `scale` is pixels per
   /// point; `background` nil leaves the tile transparent outside the text.
@@ -109,7 +116,10 @@ public struct TextTile: Sendable, Hashable {
     return RenderedText(
       image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
-      missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily))
+      missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
+      boxes: collectsBoxes
+        ? layout.boxes().converted(offset: Point(x: padding.left, y: padding.top), scale: scale) : nil,
+      text: collectsBoxes || collectsText ? layout.text : nil)
   }
 }
 
@@ -133,4 +143,10 @@ public struct RenderedText: Sendable, Hashable {
   public let isEllipsized: Bool
   /// Requested families that are not installed (the text used a fallback font).
   public let missingFontFamilies: [String]
+  /// With ``TextTile/collectsBoxes``: the shown text's glyph-cluster, word and line boxes in the
+  /// image's pixels (padding and scale applied); nil otherwise.
+  public internal(set) var boxes: TextBoxes? = nil
+  /// With ``TextTile/collectsText`` or ``TextTile/collectsBoxes``: the text as laid out (markup
+  /// removed, see ``TextLayout/text``), which the boxes' offsets count; nil otherwise.
+  public internal(set) var text: String? = nil
 }
