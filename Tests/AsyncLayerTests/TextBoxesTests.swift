@@ -76,11 +76,6 @@ struct TextBoxesTests {
       let counts = Self.ink(of: drawn.image, against: ink)
       #expect(counts.outside == 0, "\(name): '\(cluster.text)' has \(counts.outside) ink pixels outside \(ink)")
       #expect(counts.inside > 0, "\(name): '\(cluster.text)' drew nothing in its box \(ink)")
-      // Its logical box is where it sits too: the ink overlaps the advance (a Devanagari vowel sign
-      // reaches over the consonant before it, so the ink is not always centred on it).
-      #expect(
-        ink.maxX > cluster.frame.minX && ink.minX < cluster.frame.maxX,
-        "\(name): '\(cluster.text)' ink \(ink), advance \(cluster.frame)")
       checked += 1
     }
     #expect(checked >= 4, "\(name): \(checked) clusters with ink")
