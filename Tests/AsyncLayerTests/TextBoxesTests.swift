@@ -12,10 +12,15 @@ struct TextBoxesTests {
   /// Unequal sides, so that a box missing the left or top padding, or the scale, is found out.
   static let padding = EdgeInsets(top: 7, left: 13, bottom: 5, right: 9)
 
-  static func tile(_ content: TextContent, scale: Double = 2, width: Double = 420) -> TextTile {
-    var tile = TextTile(
-      content, style: TextStyle(font: "Sans 20"), width: width, scale: scale, padding: padding, background: .white)
+  static func tile(
+    _ content: TextContent, scale: Double = 2, width: Double = 420, alignment: TextAlignment = .natural,
+    fits: Bool = false
+  ) -> TextTile {
+    var style = TextStyle(font: "Sans 20")
+    style.alignment = alignment
+    var tile = TextTile(content, style: style, width: width, scale: scale, padding: padding, background: .white)
     tile.collectsBoxes = true
+    tile.fitsWidth = fits
     return tile
   }
 
@@ -39,14 +44,16 @@ struct TextBoxesTests {
   }
 
   /// The tile with only `range` drawn (the rest of the text transparent).
-  static func alone(_ text: String, _ range: Range<Int>, scale: Double) throws -> RenderedText {
+  static func alone(
+    _ text: String, _ range: Range<Int>, scale: Double, alignment: TextAlignment = .natural, fits: Bool = false
+  ) throws -> RenderedText {
     let attributed = AttributedText(
       text,
       spans: [
         TextSpan(utf8Range: 0..<text.utf8.count, attributes: TextAttributes(color: .clear)),
         TextSpan(utf8Range: range, attributes: TextAttributes(color: .black)),
       ])
-    return try tile(.attributed(attributed), scale: scale).render()
+    return try tile(.attributed(attributed), scale: scale, alignment: alignment, fits: fits).render()
   }
 
   @Test(
@@ -91,6 +98,26 @@ struct TextBoxesTests {
         if !covered { return }
       }
     }
+  }
+
+  @Test(
+    "a tile fitted to its text (tight crop) is as wide as its lines plus padding, and its boxes hold the ink",
+    arguments: [("Wyvern fjord", TextAlignment.center), ("مرحبا بالعالم", .natural), ("right edge", .right)])
+  func fittedWidth(text: String, alignment: TextAlignment) throws {
+    let fitted = try Self.tile(.plain(text), alignment: alignment, fits: true).render()
+    let layout = try TextLayout(.plain(text), style: TextStyle(font: "Sans 20"), width: 420 - 22, scale: 2)
+    let line = try #require(layout.lines.first)
+    #expect(fitted.image.pixelWidth == Int(((line.frame.width + 22) * 2).rounded(.up)))
+    let boxes = try #require(fitted.boxes)
+    for cluster in boxes.clusters {
+      guard let ink = cluster.inkFrame else { continue }
+      let drawn = try Self.alone(text, cluster.utf8Range, scale: 2, alignment: alignment, fits: true)
+      let counts = Self.ink(of: drawn.image, against: ink)
+      #expect(counts.outside == 0 && counts.inside > 0, "'\(cluster.text)': \(counts) for \(ink)")
+    }
+    // The text starts at the left padding, whatever the alignment.
+    let left = try #require(boxes.lines.first?.frame.minX)
+    #expect(abs(left - 13 * 2) < 1e-9)
   }
 
   @Test("the check catches boxes that miss the padding or the scale")

@@ -86,7 +86,7 @@ struct BatchDatasetTests {
   /// The PNG of `file` in `dir`, decoded.
   static func image(_ url: URL) throws -> RenderedImage { try ImageDecoder.decode(try Data(contentsOf: url)) }
 
-  @Test("--boxes: each tile's sidecar holds cluster, word and line boxes that hold the PNG's ink")
+  @Test("--boxes with --fit-width: each tile's sidecar holds cluster, word and line boxes that hold the PNG's ink")
   func boxes() throws {
     try CLI.withTemporaryDirectory { dir in
       let input = """
@@ -99,10 +99,15 @@ struct BatchDatasetTests {
         """
       try Self.write(input, to: dir.appendingPathComponent("in.jsonl"))
       let run = try CLI.run(
-        ["batch", "--input", "in.jsonl", "--out-dir", "out", "--boxes", "--padding", "11", "--font", "Sans 18"], in: dir
+        [
+          "batch", "--input", "in.jsonl", "--out-dir", "out", "--boxes", "--padding", "11", "--font", "Sans 18",
+          "--fit-width",
+        ], in: dir
       )
       #expect(run.status == 0, "\(run)")
       let records = try CLI.manifest(dir.appendingPathComponent("out/manifest.jsonl"))
+      // --fit-width: a one-line tile is as wide as its text, not the 375-point (750-pixel) width.
+      #expect(records.filter { $0["lines"] as? Int == 1 }.allSatisfy { ($0["width"] as? Int ?? 750) < 700 })
       for record in records {
         let id = try #require(record["id"] as? String)
         #expect(record["boxes"] as? String == id + ".json")
@@ -152,7 +157,10 @@ struct BatchDatasetTests {
       // A sidecar changed on disk: resume renders that tile again; merge would refuse it.
       try Data("{}".utf8).write(to: dir.appendingPathComponent("out/latin.json"))
       let again = try CLI.run(
-        ["batch", "--input", "in.jsonl", "--out-dir", "out", "--boxes", "--padding", "11", "--font", "Sans 18"], in: dir
+        [
+          "batch", "--input", "in.jsonl", "--out-dir", "out", "--boxes", "--padding", "11", "--font", "Sans 18",
+          "--fit-width",
+        ], in: dir
       )
       #expect(again.stderr.contains("(1 rendered, 4 kept"), "\(again)")
     }

@@ -105,6 +105,9 @@ struct BatchRunCommand: ParsableCommand {
   @Flag(help: "Write <id>.json beside each PNG: glyph-cluster, word and line boxes in the PNG's pixels.")
   var boxes = false
 
+  @Flag(help: "Tight crop: each tile only as wide as its text plus the padding (--width stays the wrapping width).")
+  var fitWidth = false
+
   @OptionGroup(title: "Seeded sampling") var sampling: SamplingOptions
 
   @OptionGroup var options: TextOptions
@@ -148,6 +151,7 @@ struct BatchRunCommand: ParsableCommand {
     configuration.killAfter = killAfter
     configuration.progressInterval = progressInterval
     configuration.boxes = boxes
+    configuration.fitsWidth = fitWidth
     configuration.sampler = try sampling.sampler()
     configuration.labels = labels
     var writer: LabelsWriter?

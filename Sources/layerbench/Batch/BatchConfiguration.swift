@@ -25,6 +25,8 @@ struct BatchConfiguration: Sendable {
   var writesManifest = true
   /// Whether each tile gets a boxes sidecar, `<id>.json` (`--boxes`, `BatchBoxes`).
   var boxes = false
+  /// Whether each tile is only as wide as its text (`--fit-width`, `TextTile.fitsWidth`).
+  var fitsWidth = false
   /// The seeded sampling of fonts, sizes and colours (`--seed`, `--sample-*`), or nil.
   var sampler: Sampler?
   /// The labels file's name in the output folder as given (`--labels`), recorded in a shard's

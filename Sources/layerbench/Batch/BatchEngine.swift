@@ -65,6 +65,7 @@ final class BatchEngine: Sendable {
     // Dataset options join the hash only when used: an older run's records keep matching.
     var fingerprint = "\u{1e}" + configuration.parser.fingerprint
     if configuration.boxes { fingerprint += "\u{1e}boxes" }
+    if configuration.fitsWidth { fingerprint += "\u{1e}fit" }
     if let sampler = configuration.sampler { fingerprint += "\u{1e}" + sampler.fingerprint }
     self.fingerprint = Data(fingerprint.utf8)
     windowSlots = DispatchSemaphore(value: configuration.window)
@@ -278,6 +279,7 @@ final class BatchEngine: Sendable {
       }
       spec.tile.collectsText = true
       spec.tile.collectsBoxes = configuration.boxes
+      spec.tile.fitsWidth = configuration.fitsWidth
       let rendered = try spec.tile.render()
       record.text = rendered.text
       if let boxes = rendered.boxes {
