@@ -29,6 +29,17 @@ public struct TextTile: Sendable, Hashable {
   public var limits = TextLimits.default
   /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
   public var memoryCap = ImageRenderer.defaultMemoryCap
+  /// True: ``render(isCancelled:)`` also returns the glyph-cluster, word and line boxes of the
+  /// shown text in the tile's device pixels (``RenderedText/boxes``). Off by default: the walk
+  /// over every character costs about as much as a short line's layout.
+  public var collectsBoxes = false
+  /// True: ``render(isCancelled:)`` also returns the text as laid out (``RenderedText/text``): the
+  /// label of an OCR dataset, markup removed. Implied by ``collectsBoxes``.
+  public var collectsText = false
+  /// True: the tile is only as wide as its text (the widest shown line's advance) plus the
+  /// padding, rounded up to whole pixels, at most ``width``, which stays the wrapping width. A
+  /// dataset's tight crop: no empty band beside a short line, whatever its alignment.
+  public var fitsWidth = false
 
   /// A tile `width` points wide; `height` nil fits the text (plus `padding`). `scale` is pixels per
   /// point; `background` nil leaves the tile transparent outside the text.
@@ -94,7 +105,16 @@ public struct TextTile: Sendable, Hashable {
     }
     if isCancelled() { throw CancellationError() }
     let tileHeight = height ?? layout.size.height + padding.top + padding.bottom
-    let renderer = try ImageRenderer(size: Size(width: width, height: tileHeight), scale: scale, memoryCap: memoryCap)
+    var tileWidth = width
+    var textOrigin = Point(x: padding.left, y: padding.top)
+    if fitsWidth, let extent = Self.horizontalExtent(of: layout.lines) {
+      // Whole pixels, so that the right padding is not cut by a rounding.
+      let fitted = ((extent.maxX - extent.minX + padding.left + padding.right) * scale).rounded(.up) / scale
+      tileWidth = min(width, fitted)
+      textOrigin.x = padding.left - extent.minX
+    }
+    let renderer = try ImageRenderer(
+      size: Size(width: tileWidth, height: tileHeight), scale: scale, memoryCap: memoryCap)
     var linesDrawn = 0
     // The background is written while the buffer is filled (in chunks, with cancellation checks
     // between them), not painted over it afterwards in one uninterruptible pass: a 12000 × 10268
@@ -102,14 +122,27 @@ public struct TextTile: Sendable, Hashable {
     let startPixel = try background.map(ImageRenderer.clearPixel) ?? 0
     let image = try renderer.renderFollowingCancellationRule(startingWith: startPixel, isCancelled: isCancelled) {
       context in
-      context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: width, height: tileHeight))
+      context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: tileWidth, height: tileHeight))
       context.glyphCompositing = glyphCompositing
-      linesDrawn = context.draw(layout, at: Point(x: padding.left, y: padding.top))
+      linesDrawn = context.draw(layout, at: textOrigin)
     }
     return RenderedText(
       image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
-      missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily))
+      missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
+      boxes: collectsBoxes
+        ? layout.boxes().converted(offset: textOrigin, scale: scale) : nil,
+      text: collectsBoxes || collectsText ? layout.text : nil)
+  }
+}
+
+extension TextTile {
+  /// The leftmost and rightmost edges of the lines' logical boxes, or nil without lines.
+  static func horizontalExtent(of lines: [TextLine]) -> (minX: Double, maxX: Double)? {
+    guard let first = lines.first else { return nil }
+    return lines.dropFirst().reduce((first.frame.minX, first.frame.maxX)) { extent, line in
+      (min(extent.0, line.frame.minX), max(extent.1, line.frame.maxX))
+    }
   }
 }
 
@@ -133,4 +166,10 @@ public struct RenderedText: Sendable, Hashable {
   public let isEllipsized: Bool
   /// Requested families that are not installed (the text used a fallback font).
   public let missingFontFamilies: [String]
+  /// With ``TextTile/collectsBoxes``: the shown text's glyph-cluster, word and line boxes in the
+  /// image's pixels (padding and scale applied); nil otherwise.
+  public internal(set) var boxes: TextBoxes? = nil
+  /// With ``TextTile/collectsText`` or ``TextTile/collectsBoxes``: the text as laid out (markup
+  /// removed, see ``TextLayout/text``), which the boxes' offsets count; nil otherwise.
+  public internal(set) var text: String? = nil
 }

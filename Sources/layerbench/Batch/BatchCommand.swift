@@ -25,6 +25,16 @@ struct BatchRunCommand: ParsableCommand {
       command resumes: tiles whose PNG and record match are kept. --shard INDEX/COUNT (or SLURM_ARRAY_TASK_ID/\
       SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with --shard-count) renders the lines n with \
       (n-1) % COUNT == INDEX into manifest.INDEX-of-COUNT.jsonl; `layerbench batch merge DIR` joins the parts.
+
+      Datasets (docs/batch.md#datasets): every record carries the tile's text (markup removed); --labels NAME \
+      writes <out-dir>/NAME, one `<file>TAB<text>` line per tile, in input order (format tsv: SynthTIGER gt.txt, \
+      PaddleOCR and deep-text-recognition-benchmark recognition labels). So that each tile is one line, backslash, \
+      tab, newline and carriage return in the text are written as in a JSON string (backslash-backslash, \
+      backslash-t, backslash-n, backslash-r), and other control characters, U+2028 and U+2029 as backslash-uXXXX. \
+      --boxes writes <id>.json beside each PNG: glyph-cluster, word and line boxes in the PNG's pixels. --seed \
+      with --sample-font, --sample-size, --sample-fg, --sample-bg, --sample-letter-spacing draws each line's style \
+      from its own random stream (seed and id): the same on any number of workers or shards; the record's \
+      `sample` says what was drawn.
       """
   )
 
@@ -82,6 +92,24 @@ struct BatchRunCommand: ParsableCommand {
   @Option(help: .hidden)
   var killAfter: Int?
 
+  @Option(
+    help: ArgumentHelp(
+      "Write a labels file of this name in --out-dir: one `<file>TAB<text>` line per tile written (shards: "
+        + "NAME.I-of-N.ext; merge writes NAME).", valueName: "NAME"))
+  var labels: String?
+
+  @Option(
+    help: ArgumentHelp("Labels file format: tsv (SynthTIGER gt.txt, PaddleOCR, deep-text-recognition-benchmark)."))
+  var labelsFormat: String = BatchLabels.Format.tsv.rawValue
+
+  @Flag(help: "Write <id>.json beside each PNG: glyph-cluster, word and line boxes in the PNG's pixels.")
+  var boxes = false
+
+  @Flag(help: "Tight crop: each tile only as wide as its text plus the padding (--width stays the wrapping width).")
+  var fitWidth = false
+
+  @OptionGroup(title: "Seeded sampling") var sampling: SamplingOptions
+
   @OptionGroup var options: TextOptions
 
   func validate() throws {
@@ -96,6 +124,12 @@ struct BatchRunCommand: ParsableCommand {
     guard progressInterval.isFinite, progressInterval >= 0 else {
       throw ValidationError("--progress-interval must be ≥ 0 (got \(progressInterval))")
     }
+    if let labels, let problem = BatchLabels.problem(withName: labels) { throw ValidationError(problem) }
+    guard BatchLabels.Format(rawValue: labelsFormat) != nil else {
+      throw ValidationError(
+        "--labels-format must be one of \(BatchLabels.Format.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    _ = try sampling.sampler()
   }
 
   func run() throws {
@@ -116,16 +150,30 @@ struct BatchRunCommand: ParsableCommand {
     configuration.maxLineBytes = maxLineBytes
     configuration.killAfter = killAfter
     configuration.progressInterval = progressInterval
-    try BatchRunner.run(configuration)
+    configuration.boxes = boxes
+    configuration.fitsWidth = fitWidth
+    configuration.sampler = try sampling.sampler()
+    configuration.labels = labels
+    var writer: LabelsWriter?
+    if let labels {
+      let name = BatchLabels.fileName(labels, shard: resolved)
+      let labelsWriter = LabelsWriter(path: (outDir as NSString).appendingPathComponent(name))
+      configuration.onCommit = { labelsWriter.append($0) }
+      writer = labelsWriter
+    }
+    try BatchRunner.run(configuration) { try writer?.finish() }
   }
 }
 
 /// Runs a batch, prints the summary and turns the outcome into an exit status.
 enum BatchRunner {
-  static func run(_ configuration: BatchConfiguration) throws {
+  /// `afterRun` runs once the engine has finished (before the exit status is decided): the labels
+  /// file's last write.
+  static func run(_ configuration: BatchConfiguration, afterRun: () throws -> Void = {}) throws {
     let summary: BatchSummary
     do {
       summary = try BatchEngine(configuration: configuration).run()
+      try afterRun()
     } catch {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode(2)

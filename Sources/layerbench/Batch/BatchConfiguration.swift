@@ -23,6 +23,15 @@ struct BatchConfiguration: Sendable {
   var encoder = PNGEncoder()
   /// Whether the run keeps a manifest (and so can resume); `render --file` writes only the PNGs.
   var writesManifest = true
+  /// Whether each tile gets a boxes sidecar, `<id>.json` (`--boxes`, `BatchBoxes`).
+  var boxes = false
+  /// Whether each tile is only as wide as its text (`--fit-width`, `TextTile.fitsWidth`).
+  var fitsWidth = false
+  /// The seeded sampling of fonts, sizes and colours (`--seed`, `--sample-*`), or nil.
+  var sampler: Sampler?
+  /// The labels file's name in the output folder as given (`--labels`), recorded in a shard's
+  /// completion file for `batch merge`; the commit hook writes it.
+  var labels: String?
   /// Called with each record in input order as it is committed (on a worker thread, one call at a time).
   var onCommit: (@Sendable (ManifestRecord) -> Void)?
 

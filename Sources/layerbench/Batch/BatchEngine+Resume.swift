@@ -50,11 +50,30 @@ extension BatchEngine {
 
   /// Whether the previous run's record for this line still describes the file on disk.
   func isReusable(
-    _ previous: ManifestRecord, as record: ManifestRecord, file: String, in directory: OutputDirectory
+    _ previous: ManifestRecord, as record: ManifestRecord, file: String, content: TextContent,
+    in directory: OutputDirectory
   ) -> Bool {
     guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
       let bytes = previous.bytes, let data = directory.contents(of: file, expectedSize: bytes)
     else { return false }
+    // A markup tile recorded before records had their text: render it again for its label.
+    if previous.text == nil, case .markup = content { return false }
+    if configuration.boxes {
+      guard previous.boxes == record.id.map({ $0 + ".json" }), let name = previous.boxes,
+        let boxesBytes = previous.boxesBytes, let boxes = directory.contents(of: name, expectedSize: boxesBytes),
+        SHA256.hex(boxes) == previous.boxesSha256
+      else { return false }
+    }
     return SHA256.hex(data) == previous.sha256
+  }
+
+  /// A kept record with its text: a record from before records had their text takes it from the
+  /// plain content (markup ones are rendered again, see `isReusable`).
+  static func labelled(_ previous: ManifestRecord, content: TextContent) -> ManifestRecord {
+    guard previous.text == nil, case .plain(let text) = content else { return previous }
+    var record = previous
+    // As the layout has it: a NUL is laid out (and drawn) as U+FFFD.
+    record.text = text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+    return record
   }
 }

@@ -62,7 +62,12 @@ final class BatchEngine: Sendable {
 
   init(configuration: BatchConfiguration) {
     self.configuration = configuration
-    self.fingerprint = Data(("\u{1e}" + configuration.parser.fingerprint).utf8)
+    // Dataset options join the hash only when used: an older run's records keep matching.
+    var fingerprint = "\u{1e}" + configuration.parser.fingerprint
+    if configuration.boxes { fingerprint += "\u{1e}boxes" }
+    if configuration.fitsWidth { fingerprint += "\u{1e}fit" }
+    if let sampler = configuration.sampler { fingerprint += "\u{1e}" + sampler.fingerprint }
+    self.fingerprint = Data(fingerprint.utf8)
     windowSlots = DispatchSemaphore(value: configuration.window)
   }
 
@@ -161,7 +166,7 @@ final class BatchEngine: Sendable {
       if let shard = config.shard {
         let completion = ShardCompletion(
           shard: shard.description, inputLines: inputLines, blankLines: blankLines, records: summary.records,
-          failures: summary.failures)
+          failures: summary.failures, labels: config.labels)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try directory.writeAtomically(try encoder.encode(completion), named: shard.completionName, worker: 0)
@@ -255,7 +260,7 @@ final class BatchEngine: Sendable {
     }
     record.input = String(SHA256.hex(job.bytes, followedBy: fingerprint).prefix(16))
     do {
-      let spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
+      var spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
       record.id = spec.id
       if let key = job.duplicateKey {
         throw TileSpecError(id: spec.id, description: "duplicate key '\(key)' (each field once per line)")
@@ -263,11 +268,26 @@ final class BatchEngine: Sendable {
       if let first = job.firstLine {
         throw TileSpecError(id: spec.id, description: "duplicate id, first at line \(first)")
       }
-      let file = spec.id + ".png"
-      if let previous = job.previous, isReusable(previous, as: record, file: file, in: directory) {
-        return .finished(previous, reused: true)
+      if let sampler = configuration.sampler {
+        record.sample = try sampler.apply(to: &spec.tile, id: spec.id, text: spec.tile.content.source)
       }
+      let file = spec.id + ".png"
+      if let previous = job.previous,
+        isReusable(previous, as: record, file: file, content: spec.tile.content, in: directory)
+      {
+        return .finished(Self.labelled(previous, content: spec.tile.content), reused: true)
+      }
+      spec.tile.collectsText = true
+      spec.tile.collectsBoxes = configuration.boxes
+      spec.tile.fitsWidth = configuration.fitsWidth
       let rendered = try spec.tile.render()
+      record.text = rendered.text
+      if let boxes = rendered.boxes {
+        record.boxes = spec.id + ".json"
+        record.sidecar = BatchBoxes.json(
+          id: spec.id, width: rendered.image.pixelWidth, height: rendered.image.pixelHeight, text: rendered.text ?? "",
+          boxes: boxes)
+      }
       let png = try configuration.encoder.encode(rendered.image)
       return .encoded(
         Encoded(
@@ -289,6 +309,13 @@ final class BatchEngine: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
     do {
+      if let sidecar = record.sidecar, let name = record.boxes {
+        // Before the PNG: a tile whose PNG is in place has its boxes too.
+        try directory.writeAtomically(sidecar, named: name, worker: writer)
+        record.boxesBytes = sidecar.count
+        record.boxesSha256 = SHA256.hex(sidecar)
+        record.sidecar = nil
+      }
       try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
       record.file = encoded.file
       record.width = encoded.width

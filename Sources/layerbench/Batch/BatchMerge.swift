@@ -24,9 +24,19 @@ struct BatchMergeCommand: ParsableCommand {
   @Flag(inversion: .prefixedNo, help: "Read every PNG and compare its SHA-256 with the manifest.")
   var verify = true
 
+  @Option(
+    help: ArgumentHelp(
+      "Write the joined labels file (`<file>TAB<text>`) under this name (default: the name the shards were given "
+        + "with --labels, if any).", valueName: "NAME"))
+  var labels: String?
+
+  func validate() throws {
+    if let labels, let problem = BatchLabels.problem(withName: labels) { throw ValidationError(problem) }
+  }
+
   func run() throws {
     do {
-      let outcome = try BatchMerger(directory: directory, output: output, verify: verify).merge()
+      let outcome = try BatchMerger(directory: directory, output: output, verify: verify, labels: labels).merge()
       FileHandle.standardError.write(
         Data(
           "merged \(outcome.parts) parts: \(outcome.records) records, \(outcome.failures) failed → \(outcome.path)\n"
@@ -46,6 +56,8 @@ struct BatchMerger {
   var directory: String
   var output: String
   var verify: Bool
+  /// The labels file to write; nil: the one the shards recorded (`ShardCompletion.labels`), if any.
+  var labels: String? = nil
 
   struct Outcome {
     var parts: Int
@@ -101,6 +113,7 @@ struct BatchMerger {
       completions.append(completion)
     }
     let inputLines = completions[0].inputLines
+    let labelsName = labels ?? completions.lazy.compactMap(\.labels).first
     guard completions.allSatisfy({ $0.inputLines == inputLines }) else {
       throw BatchError("the shards read inputs of different lengths: \(Set(completions.map(\.inputLines)).sorted())")
     }
@@ -122,6 +135,17 @@ struct BatchMerger {
       throw BatchError(FileErrorDescription(path: temporary, operation: "cannot create", errno: errno))
     }
     defer { close(fd) }
+    let labelsTarget = labelsName.map { (directory as NSString).appendingPathComponent($0) }
+    let labelsTemporary = labelsName.map { (directory as NSString).appendingPathComponent(".\($0).tmp") }
+    var labelsFD: Int32 = -1
+    if let labelsTemporary {
+      labelsFD = open(labelsTemporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard labelsFD >= 0 else {
+        throw BatchError(FileErrorDescription(path: labelsTemporary, operation: "cannot create", errno: errno))
+      }
+    }
+    defer { if labelsFD >= 0 { close(labelsFD) } }
+    var labelBuffer = Data()
     func problem(_ message: String) { if problems.count < 20 { problems.append(message) } else { problems[19] = "…" } }
 
     while true {
@@ -158,7 +182,35 @@ struct BatchMerger {
       } else {
         problem("line \(record.line): incomplete record")
       }
-      if problems.isEmpty { try BatchFiles.writeAll(fd, record.jsonLine(), path: temporary) }
+      if record.error == nil, let boxes = record.boxes {
+        let path = (directory as NSString).appendingPathComponent(boxes)
+        if verify {
+          let data = FileManager.default.contents(atPath: path)
+          if data == nil {
+            problem("\(boxes) (line \(record.line)) is missing")
+          } else if data?.count != record.boxesBytes || data.map(SHA256.hex) != record.boxesSha256 {
+            problem("\(boxes) (line \(record.line)) does not match its checksum")
+          }
+        } else if !BatchFiles.exists(path) {
+          problem("\(boxes) (line \(record.line)) is missing")
+        }
+      }
+      if labelsFD >= 0, record.error == nil {
+        if let line = BatchLabels.line(for: record) {
+          labelBuffer.append(line)
+        } else {
+          problem(
+            "line \(record.line) has no text for the labels (a record from before records had one): run its shard again"
+          )
+        }
+      }
+      if problems.isEmpty {
+        try BatchFiles.writeAll(fd, record.jsonLine(), path: temporary)
+        if labelsFD >= 0, labelBuffer.count >= 32 << 10, let labelsTemporary {
+          try BatchFiles.writeAll(labelsFD, labelBuffer, path: labelsTemporary)
+          labelBuffer.removeAll(keepingCapacity: true)
+        }
+      }
     }
     for (part, completion) in completions.enumerated() where completion.records != perPart[part] {
       problem("part \(part) has \(perPart[part]) records, its run wrote \(completion.records)")
@@ -169,7 +221,14 @@ struct BatchMerger {
     }
     guard problems.isEmpty else {
       unlink(temporary)
+      if let labelsTemporary { unlink(labelsTemporary) }
       throw BatchError("the parts do not add up; nothing written:\n  " + problems.joined(separator: "\n  "))
+    }
+    if let labelsTemporary, let labelsTarget {
+      try BatchFiles.writeAll(labelsFD, labelBuffer, path: labelsTemporary)
+      guard rename(labelsTemporary, labelsTarget) == 0 else {
+        throw BatchError("\(labelsTarget): cannot rename into place")
+      }
     }
     guard rename(temporary, target) == 0 else { throw BatchError("\(target): cannot rename into place") }
     return Outcome(parts: count, records: records, failures: failures, path: target)

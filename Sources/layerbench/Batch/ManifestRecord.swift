@@ -5,6 +5,9 @@ import Foundation
 /// Successful records have `id`, `file`, `width`, `height`, `lines`, `unknownGlyphs`, `bytes`,
 /// `sha256` and `ms`; failed ones have `error` (and `id` when the line got that far). `input` is a
 /// hash of the input line and the command-line defaults: resume re-renders a tile when it changed.
+/// Since the datasets options: `text` (the text as laid out, markup removed: the tile's label),
+/// with `--boxes` the sidecar `boxes` (`<id>.json`) with its `boxesBytes` and `boxesSha256`, and
+/// with sampling options `sample` (what was chosen for the tile). Older manifests lack them.
 struct ManifestRecord: Codable, Sendable, Equatable {
   var line: Int
   var id: String?
@@ -18,6 +21,19 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   var ms: Double?
   var input: String?
   var error: String?
+  var text: String?
+  var boxes: String?
+  var boxesBytes: Int?
+  var boxesSha256: String?
+  /// What seeded sampling chose for the tile, as a JSON object (keys sorted), or nil.
+  var sample: SampleRecord?
+  /// The encoded boxes on their way to the writer (never in the manifest itself).
+  var sidecar: Data?
+
+  private enum CodingKeys: String, CodingKey {
+    case line, id, file, width, height, lines, unknownGlyphs, bytes, sha256, ms, input, error, text, boxes, boxesBytes
+    case boxesSha256, sample
+  }
 
   var succeeded: Bool { error == nil && file != nil && sha256 != nil && bytes != nil }
 
@@ -43,6 +59,9 @@ struct ManifestRecord: Codable, Sendable, Equatable {
       key(name)
       Self.appendQuoted(value, to: &out)
     }
+    string("boxes", boxes)
+    int("boxesBytes", boxesBytes)
+    string("boxesSha256", boxesSha256)
     int("bytes", bytes)
     string("error", error)
     string("file", file)
@@ -55,7 +74,12 @@ struct ManifestRecord: Codable, Sendable, Equatable {
       key("ms")
       out.append(contentsOf: "\(ms)".utf8)
     }
+    if let sample {
+      key("sample")
+      sample.appendJSON(to: &out)
+    }
     string("sha256", sha256)
+    string("text", text)
     int("unknownGlyphs", unknownGlyphs)
     int("width", width)
     out.append(contentsOf: "}\n".utf8)

@@ -70,4 +70,6 @@ struct ShardCompletion: Codable, Equatable {
   var blankLines: Int
   var records: Int
   var failures: Int
+  /// The labels file's name (`--labels`), which `batch merge` writes for the joined run; nil without.
+  var labels: String? = nil
 }

@@ -1,0 +1,251 @@
+internal import CCairo
+
+// Glyph-cluster, word and line boxes of the shown text, read from Pango: clusters from a layout
+// iterator walking every character (`pango_layout_iter_get_cluster_extents`, Pango's own geometry,
+// the one it draws with), words from the layout's log attributes (`is_word_start`/`is_word_end`).
+// A long text laid out in pieces is walked piece by piece, each piece's boxes moved to where the
+// whole layout puts its lines.
+extension TextLayout {
+  /// The glyph clusters of the shown lines, in points from the layout's top-left corner, in visual
+  /// order within each line. A Devanagari conjunct, a ligature or an emoji sequence is one cluster;
+  /// an ellipsis is one cluster with the text "…" covering the text it replaces.
+  ///
+  /// ```swift
+  /// let layout = try TextLayout(.plain("Hi 👋"), style: TextStyle(), width: 200)
+  /// layout.clusterBoxes().map(\.text)  // ["H", "i", " ", "👋"]
+  /// ```
+  public func clusterBoxes() -> [TextBox] { collectClusters().map(\.box) }
+
+  /// The words of the shown lines (Pango's word boundaries: letters and digits, without the
+  /// spaces and punctuation around them), one box per word and line, in the text's order. Each box
+  /// is the union of its clusters' boxes.
+  ///
+  /// ```swift
+  /// let layout = try TextLayout(.plain("Hello, world"), style: TextStyle(), width: 200)
+  /// layout.wordBoxes().map(\.text)  // ["Hello", "world"]
+  /// ```
+  public func wordBoxes() -> [TextBox] { words(of: collectClusters()) }
+
+  /// The shown lines as boxes: ``TextLine/frame`` and ``TextLine/inkFrame`` with the line's text.
+  ///
+  /// ```swift
+  /// let layout = try TextLayout(.plain("one two three"), style: TextStyle(), width: 40)
+  /// layout.lineBoxes().map(\.text)  // ["one ", "two ", "three"]
+  /// ```
+  public func lineBoxes() -> [TextBox] {
+    lines.map { line in
+      let range = line.utf8Offset..<(line.utf8Offset + line.utf8Length)
+      let ink = line.inkFrame
+      return TextBox(
+        text: slice(range), utf8Range: range, lineIndex: line.index, frame: line.frame,
+        inkFrame: ink.width > 0 && ink.height > 0 ? ink : nil)
+    }
+  }
+
+  /// Clusters, words and lines at once (the clusters are walked once).
+  ///
+  /// ```swift
+  /// let boxes = try TextLayout(.plain("Hello"), style: TextStyle(), width: 200).boxes()
+  /// boxes.clusters.count  // 5
+  /// ```
+  public func boxes() -> TextBoxes {
+    let clusters = collectClusters()
+    return TextBoxes(clusters: clusters.map(\.box), words: words(of: clusters), lines: lineBoxes())
+  }
+
+  /// A cluster and the word it starts in.
+  private struct Cluster {
+    var box: TextBox
+    var word: Int?
+  }
+
+  /// One Pango layout to walk: the whole layout, or one piece, with where its lines go.
+  private struct Unit {
+    var raw: OpaquePointer
+    var byteOffset: Int
+    var xOffset: Int64
+    var yOffset: Int64
+    /// Its kept lines and their indices among all lines.
+    var lineIndices: [UnsafeMutablePointer<PangoLayoutLine>: Int]
+  }
+
+  private var units: [Unit] {
+    if pieces.isEmpty {
+      var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
+      var node = pango_layout_get_lines_readonly(raw)
+      while let current = node {
+        if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) {
+          indices[line] = indices.count
+        }
+        node = current.pointee.next
+      }
+      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lineIndices: indices)]
+    }
+    return pieces.map { piece in
+      var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
+      for (offset, line) in piece.lines.enumerated() { indices[line] = piece.firstLine + offset }
+      return Unit(
+        raw: piece.raw, byteOffset: piece.byteOffset, xOffset: Int64(piece.xOffset), yOffset: piece.yOffset,
+        lineIndices: indices)
+    }
+  }
+
+  /// The text of `range` (bytes of ``text``), decoded leniently: ranges come from Pango and lie on
+  /// character boundaries.
+  private func slice(_ range: Range<Int>) -> String {
+    guard let text = pango_layout_get_text(raw) else { return "" }
+    let length = strlen(text)
+    let lower = min(max(0, range.lowerBound), length)
+    let upper = min(max(lower, range.upperBound), length)
+    return String(
+      decoding: UnsafeRawBufferPointer(start: text + lower, count: upper - lower), as: UTF8.self)
+  }
+
+  /// UTF-8 sequence length from its lead byte (1 for a stray continuation byte: progress is kept).
+  private static func sequenceLength(_ lead: UInt8) -> Int {
+    switch lead {
+    case 0xF0...: 4
+    case 0xE0...: 3
+    case 0xC0...: 2
+    default: 1
+    }
+  }
+
+  private func collectClusters() -> [Cluster] {
+    let shownCount = lines.count
+    var result: [Cluster] = []
+    let unit = Double(PANGO_SCALE)
+    for walk in units {
+      guard let text = pango_layout_get_text(walk.raw), let iterator = pango_layout_get_iter(walk.raw) else { continue }
+      defer { pango_layout_iter_free(iterator) }
+      let words = Self.wordRanges(of: walk.raw)
+      /// The cluster being gathered: its line, run, logical box, ink box and byte range (piece's).
+      var pending:
+        (
+          line: Int, run: UnsafeMutableRawPointer, logical: PangoRectangle, ink: PangoRectangle, range: Range<Int>,
+          isEllipsis: Bool
+        )?
+      func flush() {
+        guard let cluster = pending else { return }
+        pending = nil
+        let global = (cluster.range.lowerBound + walk.byteOffset)..<(cluster.range.upperBound + walk.byteOffset)
+        func rect(_ r: PangoRectangle) -> Rect {
+          Rect(
+            x: Double(Int64(r.x) + walk.xOffset) / unit, y: Double(Int64(r.y) + walk.yOffset) / unit,
+            width: Double(r.width) / unit, height: Double(r.height) / unit)
+        }
+        let ink = cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil
+        // The word the cluster starts in, keyed by the word's start in the whole text.
+        let word = Self.index(of: cluster.range.lowerBound, in: words).map { words[$0].lowerBound + walk.byteOffset }
+        result.append(
+          Cluster(
+            box: TextBox(
+              text: cluster.isEllipsis ? "…" : slice(global), utf8Range: global, lineIndex: cluster.line,
+              frame: rect(cluster.logical), inkFrame: ink),
+            word: word))
+      }
+      repeat {
+        guard let line = pango_layout_iter_get_line_readonly(iterator), let lineIndex = walk.lineIndices[line] else {
+          continue
+        }
+        if lineIndex >= shownCount { break }
+        // The position at a line's end has no run.
+        guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
+        let index = Int(pango_layout_iter_get_index(iterator))
+        let length = Self.sequenceLength(UInt8(bitPattern: text[index]))
+        var ink = PangoRectangle()
+        var logical = PangoRectangle()
+        pango_layout_iter_get_cluster_extents(iterator, &ink, &logical)
+        let runKey = UnsafeMutableRawPointer(run)
+        if let current = pending, current.line == lineIndex, current.run == runKey, current.logical.x == logical.x,
+          current.logical.width == logical.width
+        {
+          pending?.range = min(current.range.lowerBound, index)..<max(current.range.upperBound, index + length)
+        } else {
+          flush()
+          let flags = run.pointee.item?.pointee.analysis.flags ?? 0
+          pending = (
+            lineIndex, runKey, logical, ink, index..<(index + length),
+            Int32(flags) & Int32(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
+          )
+        }
+      } while pango_layout_iter_next_char(iterator) != 0
+      flush()
+    }
+    return result
+  }
+
+  /// The words of a layout's text as byte ranges, in order, from its log attributes.
+  private static func wordRanges(of layout: OpaquePointer) -> [Range<Int>] {
+    var count: Int32 = 0
+    guard let attributes = pango_layout_get_log_attrs_readonly(layout, &count), let text = pango_layout_get_text(layout)
+    else { return [] }
+    var ranges: [Range<Int>] = []
+    var start: Int?
+    var byte = 0
+    for index in 0..<Int(count) {
+      let attribute = attributes[index]
+      if attribute.is_word_end != 0, let first = start {
+        ranges.append(first..<byte)
+        start = nil
+      }
+      if attribute.is_word_start != 0 { start = byte }
+      guard index < Int(count) - 1 else { break }
+      byte += sequenceLength(UInt8(bitPattern: text[byte]))
+    }
+    return ranges
+  }
+
+  /// The index of the range of `ranges` (sorted, disjoint) holding `offset`, by binary search.
+  private static func index(of offset: Int, in ranges: [Range<Int>]) -> Int? {
+    var low = 0
+    var high = ranges.count
+    while low < high {
+      let middle = (low + high) / 2
+      if ranges[middle].upperBound <= offset { low = middle + 1 } else { high = middle }
+    }
+    return low < ranges.count && ranges[low].contains(offset) ? low : nil
+  }
+
+  /// The clusters grouped by word and line: one box per word part on a line, in the text's order.
+  private func words(of clusters: [Cluster]) -> [TextBox] {
+    struct Key: Hashable {
+      var word: Int
+      var line: Int
+    }
+    var order: [Key] = []
+    var groups: [Key: (range: Range<Int>, frame: Rect, ink: Rect?)] = [:]
+    for cluster in clusters {
+      guard let word = cluster.word else { continue }
+      let key = Key(word: word, line: cluster.box.lineIndex)
+      let box = cluster.box
+      if let group = groups[key] {
+        let ink: Rect? =
+          switch (group.ink, box.inkFrame) {
+          case (let a?, let b?): Self.union(a, b)
+          case (let a?, nil): a
+          case (nil, let b): b
+          }
+        groups[key] = (
+          min(group.range.lowerBound, box.utf8Range.lowerBound)..<max(group.range.upperBound, box.utf8Range.upperBound),
+          Self.union(group.frame, box.frame), ink
+        )
+      } else {
+        order.append(key)
+        groups[key] = (box.utf8Range, box.frame, box.inkFrame)
+      }
+    }
+    return order.compactMap { key in
+      guard let group = groups[key] else { return nil }
+      return TextBox(
+        text: slice(group.range), utf8Range: group.range, lineIndex: key.line, frame: group.frame, inkFrame: group.ink)
+    }
+    .sorted { ($0.utf8Range.lowerBound, $0.lineIndex) < ($1.utf8Range.lowerBound, $1.lineIndex) }
+  }
+
+  private static func union(_ a: Rect, _ b: Rect) -> Rect {
+    let minX = min(a.minX, b.minX)
+    let minY = min(a.minY, b.minY)
+    return Rect(x: minX, y: minY, width: max(a.maxX, b.maxX) - minX, height: max(a.maxY, b.maxY) - minY)
+  }
+}
