@@ -61,9 +61,8 @@ extension TextLayout {
   /// shows the end of its paragraph, and one for ``TextStyle/maxLines`` ends each paragraph (hidden
   /// ones too, which ``TextLayout/isEllipsized`` reports): those keep one layout.
   ///
-  /// A hanging indent (a negative first-line indent) keeps one layout too: with a right-to-left
-  /// paragraph in the text, pieces gave one line fewer than one layout (found 2026-11-26 by the
-  /// "Latin and Arabic" cases of TextLayoutPiecesTests, cause not yet understood).
+  /// A text under a hanging indent (a negative first-line indent) with a right-to-left paragraph
+  /// keeps one layout too: ``layoutPieces(_:)`` returns nil for it.
   func laysOutInPieces(_ splitting: Splitting) -> Bool {
     guard width != nil, let text = pango_layout_get_text(raw) else { return false }
     switch style.ellipsize {
