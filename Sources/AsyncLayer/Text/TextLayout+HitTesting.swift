@@ -6,7 +6,8 @@ extension TextLayout {
   public var text: String { String(cString: pango_layout_get_text(raw)) }
 
   /// The character at `point` (in points from the layout's top-left corner), or the nearest one of
-  /// the shown lines when the point is outside the text.
+  /// the shown lines when the point is outside the text. On an ellipsis it is the first character
+  /// the ellipsis hides, in its trailing half when the point is past the ellipsis's middle.
   ///
   /// ```swift
   /// let layout = try TextLayout(.plain("Hello"), style: TextStyle(), width: 200)
@@ -27,6 +28,7 @@ extension TextLayout {
     guard !pieces.isEmpty else {
       let inside = pango_layout_xy_to_index(raw, Self.units(x), Self.units(y), &index, &trailing)
       pango_layout_index_to_line_x(raw, index, 0, &lineNumber, nil)
+      Self.snapToEllipsis(raw, line: lineNumber, index: &index, trailing: &trailing)
       return TextPosition(
         utf8Offset: Int(index), isInside: inside != 0 && onShownLine, isInTrailingHalf: trailing > 0,
         lineIndex: min(Int(lineNumber), shown.count - 1))
@@ -40,6 +42,7 @@ extension TextLayout {
     let localX = Self.units(x) &- piece.xOffset
     let inside = pango_layout_xy_to_index(piece.raw, localX, Int32(clamping: localY), &index, &trailing)
     pango_layout_index_to_line_x(piece.raw, index, 0, &lineNumber, nil)
+    Self.snapToEllipsis(piece.raw, line: lineNumber, index: &index, trailing: &trailing)
     return TextPosition(
       utf8Offset: piece.byteOffset + Int(index), isInside: inside != 0 && onShownLine,
       isInTrailingHalf: trailing > 0, lineIndex: min(piece.firstLine + Int(lineNumber), shown.count - 1))
@@ -55,7 +58,24 @@ extension TextLayout {
   public func characterFrame(atUTF8Offset utf8Offset: Int) -> Rect? {
     guard let line = shownLine(containing: utf8Offset) else { return nil }
     var rect = PangoRectangle()
-    if let piece = pieces.isEmpty ? nil : piece(forLine: line.index) {
+    let piece = pieces.isEmpty ? nil : piece(forLine: line.index)
+    let local = utf8Offset - (piece?.byteOffset ?? 0)
+    // The tail of an ellipsized text in pieces ends inside the hidden text (TextLayout+EllipsisTail).
+    let pieceEnd = piece.map { Int(strlen(pango_layout_get_text($0.raw))) }
+    if let pangoLine = pangoLine(line.index), let elided = Self.elidedRange(of: pangoLine),
+      elided.contains(local) || (local >= elided.upperBound && elided.upperBound == pieceEnd)
+    {
+      // A hidden character's box is the ellipsis's (Pango would give a sliver of it, in proportion
+      // to the characters hidden, which a layout in pieces lays out fewer of).
+      var ranges: UnsafeMutablePointer<Int32>?
+      var count: Int32 = 0
+      pango_layout_line_get_x_ranges(
+        pangoLine, Int32(elided.lowerBound), Int32(elided.upperBound), &ranges, &count)
+      defer { g_free(ranges) }
+      guard let ranges, count > 0 else { return nil }
+      rect.x = ranges[0] &+ (piece?.xOffset ?? 0)
+      rect.width = ranges[1] &- ranges[0]
+    } else if let piece {
       pango_layout_index_to_pos(piece.raw, Int32(utf8Offset - piece.byteOffset), &rect)
       rect.x += piece.xOffset
     } else {
@@ -87,9 +107,17 @@ extension TextLayout {
       let piece = pieces.isEmpty ? nil : piece(forLine: line.index)
       let base = piece?.byteOffset ?? 0
       let shift = Double(piece?.xOffset ?? 0) / unit
+      var localStart = start - base
+      var localEnd = min(end - base, Int(pangoLine.pointee.start_index) + Int(pangoLine.pointee.length))
+      // Hidden characters, any of them, cover the whole ellipsis (see characterFrame).
+      if let elided = Self.elidedRange(of: pangoLine) {
+        if elided.contains(localStart) { localStart = elided.lowerBound }
+        if localEnd > elided.lowerBound { localEnd = max(localEnd, elided.upperBound) }
+      }
+      guard localStart < localEnd else { continue }
       var ranges: UnsafeMutablePointer<Int32>?
       var count: Int32 = 0
-      pango_layout_line_get_x_ranges(pangoLine, Int32(start - base), Int32(end - base), &ranges, &count)
+      pango_layout_line_get_x_ranges(pangoLine, Int32(localStart), Int32(localEnd), &ranges, &count)
       defer { g_free(ranges) }
       guard let ranges else { continue }
       for pair in 0..<Int(count) {
@@ -135,6 +163,33 @@ extension TextLayout {
       return nil
     }
     return lines.first { utf8Offset >= $0.utf8Offset && utf8Offset < $0.utf8Offset + max($0.utf8Length, 1) }
+  }
+
+  /// The text an ellipsis on `line` hides, in its layout's byte offsets, or nil.
+  static func elidedRange(of line: UnsafeMutablePointer<PangoLayoutLine>) -> Range<Int>? {
+    var runs = line.pointee.runs
+    while let run = runs {
+      runs = run.pointee.next
+      if let item = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.item,
+        item.pointee.analysis.flags & UInt8(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
+      {
+        return Int(item.pointee.offset)..<(Int(item.pointee.offset) + Int(item.pointee.length))
+      }
+    }
+    return nil
+  }
+
+  /// Moves a hit on an ellipsis to the first character it hides: Pango picks one in proportion to
+  /// the point's place on the ellipsis, among the characters hidden (which a layout in pieces
+  /// lays out fewer of); trailing when past the middle.
+  private static func snapToEllipsis(_ layout: OpaquePointer, line: Int32, index: inout Int32, trailing: inout Int32) {
+    guard let pangoLine = pango_layout_get_line_readonly(layout, line),
+      let elided = elidedRange(of: pangoLine), elided.contains(Int(index)), let text = pango_layout_get_text(layout)
+    else { return }
+    let before = g_utf8_strlen(text + elided.lowerBound, Int(index) - elided.lowerBound) + Int(trailing)
+    let hidden = g_utf8_strlen(text + elided.lowerBound, elided.count)
+    index = Int32(elided.lowerBound)
+    trailing = 2 * before >= hidden ? 1 : 0
   }
 
   /// Points in Pango units; callers clamp to ``maximumLength`` first.

@@ -110,8 +110,7 @@ public final class TextLayout {
     let context = PangoThreadState.current.context(scale: scale, absoluteAlignment: style.alignment.isAbsolute)
     raw = pango_layout_new(context)
     try configure(units)
-    if laysOutInPieces(splitting) {
-      let laidOut = try layoutPieces(splitting)
+    if laysOutInPieces(splitting), let laidOut = try layoutPieces(splitting) {
       pieces = laidOut.pieces
       pieceExtents = laidOut.extents
       allLines = laidOut.lines
@@ -352,8 +351,8 @@ public final class TextLayout {
 
   /// True when Pango replaced text with an ellipsis.
   public var isEllipsized: Bool {
-    // A layout with an ellipsis is never laid out in pieces.
-    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : false
+    // In pieces, only the last (the tail of an ellipsized text) may hold an ellipsis.
+    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : pango_layout_is_ellipsized(pieces.last!.raw) != 0
   }
 
   private func computeLines() -> [TextLine] {

@@ -129,7 +129,17 @@ final class CheckGaps: @unchecked Sendable {  // used on one thread, inside one 
   }
 }
 
-func checkGaps(_ name: String, _ tile: TextTile) {
+/// One render's figures: thread CPU, wall, checks, longest gap (CPU, wall), how it ended.
+struct GapRun {
+  var cpu = 0.0
+  var wall = 0.0
+  var checks = 0
+  var longestCPU = 0.0
+  var longestWall = 0.0
+  var outcome = "ok"
+}
+
+func checkGaps(_ tile: TextTile) -> GapRun {
   let gaps = CheckGaps()
   let start = clock.now
   let startCPU = threadCPUMilliseconds()
@@ -142,11 +152,32 @@ func checkGaps(_ name: String, _ tile: TextTile) {
   gaps.longest = max(gaps.longest, clock.now - gaps.last)
   let endCPU = threadCPUMilliseconds()
   gaps.longestCPU = max(gaps.longestCPU, endCPU - gaps.lastCPU)
-  print(
-    String(
-      format: "%-56@ CPU %8.1f ms (wall %8.1f), %5d checks, longest gap CPU %7.2f ms (wall %7.2f)  %@",
-      name as NSString, endCPU - startCPU, ms(clock.now - start), gaps.count, gaps.longestCPU, ms(gaps.longest),
-      outcome as NSString))
+  return GapRun(
+    cpu: endCPU - startCPU, wall: ms(clock.now - start), checks: gaps.count, longestCPU: gaps.longestCPU,
+    longestWall: ms(gaps.longest), outcome: outcome)
+}
+
+/// Renders `tile` in pieces and in one layout, alternately, once each to warm the caches and then
+/// `runs` times each; prints the medians of each.
+func compareGaps(_ name: String, _ tile: TextTile) {
+  var single = tile
+  single.laysOutLongTextInPieces = false
+  _ = checkGaps(tile)
+  _ = checkGaps(single)
+  var results: [[GapRun]] = [[], []]
+  for _ in 0..<runs {
+    results[0].append(checkGaps(tile))
+    results[1].append(checkGaps(single))
+  }
+  for (label, list) in zip(["", "  one layout: "], results) {
+    let outcomes = Set(list.map(\.outcome)).sorted().joined(separator: ", ")
+    print(
+      String(
+        format: "%-70@ CPU %8.1f ms (wall %8.1f), %5d checks, longest gap CPU %7.2f ms (max %7.2f; wall %7.2f)  %@",
+        (label + name) as NSString, median(list.map(\.cpu)), median(list.map(\.wall)), list[0].checks,
+        median(list.map(\.longestCPU)), list.map(\.longestCPU).max() ?? .nan, median(list.map(\.longestWall)),
+        outcomes as NSString))
+  }
 }
 
 func limitedText(_ unit: String, bytes: Int = 256 << 10) -> String {
@@ -167,6 +198,8 @@ if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("-
   ellipsized.ellipsize = .end
   var hanging = style
   hanging.firstLineIndent = -20
+  var hangingCentred = hanging
+  hangingCentred.alignment = .center
   let unbroken = String(repeating: "abcdefghij", count: (16 << 10) / 10)
   var khmerRun = ""
   for word in Array(repeating: khmerWords, count: 400).joined() where khmerRun.utf8.count + word.utf8.count <= 16 << 10
@@ -190,20 +223,27 @@ if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("-
       "16 KiB Khmer without spaces, 375 pt, all lines",
       TextTile(.plain(khmerRun), style: TextStyle(font: "Khmer OS 14"), width: 375)
     ),
-    // Not split: an ellipsis (the ellipsized line takes the rest of its paragraph) and a hanging
-    // indent inside one long paragraph.
+    ("256 KiB paragraph, 375 × 800 pt, ellipsis", TextTile(.plain(latin), style: ellipsized, width: 375, height: 800)),
     (
-      "256 KiB paragraph, 375 × 800 pt, ellipsis (one layout)",
-      TextTile(.plain(latin), style: ellipsized, width: 375, height: 800)
+      "256 KiB paragraph, 4000 × 800 pt, ellipsis", TextTile(.plain(latin), style: ellipsized, width: 4000, height: 800)
     ),
-    ("256 KiB paragraph, 4000 pt, hanging indent (one layout)", TextTile(.plain(latin), style: hanging, width: 4000)),
+    (
+      "256 KiB Arabic, 375 × 800 pt, ellipsis", TextTile(.plain(arabic), style: ellipsized, width: 375, height: 800)
+    ),
+    (
+      "12000×10268 px tile of 256 KiB, ellipsis",
+      TextTile(.plain(latin), style: ellipsized, width: 6000, height: 5134, scale: 2)
+    ),
+    ("256 KiB paragraph, 4000 pt, hanging indent", TextTile(.plain(latin), style: hanging, width: 4000)),
+    ("256 KiB Arabic, 4000 pt, hanging indent", TextTile(.plain(arabic), style: hanging, width: 4000)),
+    ("256 KiB paragraph, 4000 pt, centred hanging indent", TextTile(.plain(latin), style: hangingCentred, width: 4000)),
   ]
-  print("check gaps: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
-  for (name, tile) in cases {
-    checkGaps(name, tile)
-    var single = tile
-    single.laysOutLongTextInPieces = false
-    checkGaps("  one layout: " + name, single)
+  print(
+    "check gaps: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date()); medians of \(runs) renders each,"
+      + " in pieces and in one layout alternately, after one warm-up render of each")
+  let only = CommandLine.arguments.first { $0.hasPrefix("--only=") }.map { String($0.dropFirst(7)) }
+  for (name, tile) in cases where only.map({ name.contains($0) }) ?? true {
+    compareGaps(name, tile)
   }
   // Whole-layout time of the 256 KiB paragraph, in pieces and in one layout, interleaved.
   var inPieces: [Double] = []
