@@ -69,4 +69,21 @@ if [[ ${CAIRO_GLYPHS:-0} == 1 ]]; then
   swift_per_tile swift-cairo-glyphs "Swift TextTile, cairo glyph path" --glyphs cairo
   awk -v k="$PER_TILE" -v c="$c_per_tile" 'BEGIN { printf "Swift (cairo glyph path) / C: %.3f\n", k / c }'
 fi
+# valgrind counts each iteration of a `rep stos`/`rep movs` as one instruction, and glibc's memset
+# and memcpy use them for blocks of a few KiB and more: the C loop's calloc of its 720 KB surface
+# alone is ~720 000 "instructions" per tile that the CPU runs as one. The marginal Ir of glibc's
+# *_erms string functions per tile, and the ratio without them, say how much of a count is that.
+erms_per_tile() {
+  local name=$1 a b
+  a=$(callgrind_annotate "$OUT/$name.$N1.callgrind" 2>/dev/null | awk '/_erms/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+  b=$(callgrind_annotate "$OUT/$name.$N2.callgrind" 2>/dev/null | awk '/_erms/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+  echo $(((b - a) / (N2 - N1)))
+}
+c_erms=$(erms_per_tile c)
+render_erms=$(erms_per_tile swift)
+png_erms=$(erms_per_tile swift-png)
+awk -v c="$c_per_tile" -v ce="$c_erms" -v s="$render" -v se="$render_erms" -v p="$png" -v pe="$png_erms" 'BEGIN {
+  printf "glibc *_erms string functions (rep stos/movs, one Ir per byte under valgrind) per tile: C %d, render %d, render+PNG %d\n", ce, se, pe
+  printf "without them: C %d, render %d, render+PNG %d Ir per tile; render / C %.3f; render+PNG / render in tiles per Ir %.3f\n", c - ce, s - se, p - pe, (s - se) / (c - ce), (s - se) / (p - pe)
+}'
 echo "profiles: $OUT/{c,swift,swift-png}.{$N1,$N2}.callgrind (callgrind_annotate <file>)"

@@ -37,35 +37,44 @@ static inline size_t asynclayer_deflate_bound(size_t count) { return count * 2 +
 typedef struct {
   uint64_t bits;
   unsigned count;
+  int overflow;
   uint8_t *out;
   size_t position;
   size_t capacity;
 } asynclayer_bit_writer;
 
-/// Appends the low `n` (at most 32) bits of `value`, least significant first.
+/// Appends the low `n` (at most 32) bits of `value`, least significant first. The whole 64-bit
+/// buffer is stored after every call and the position moves by the complete bytes: no branch on
+/// whether a flush is due, which a tile's mix of short and long codes made unpredictable (about
+/// one mispredicted branch in two codes). Writing stops (overflow) where fewer than 8 bytes remain.
 static inline void asynclayer_put_bits(asynclayer_bit_writer *w, uint32_t value, unsigned n) {
-  w->bits |= (uint64_t)value << w->count;
+  w->bits |= (uint64_t)value << w->count;  // count < 8 here, so at most 39 bits are in use
   w->count += n;
-  if (w->count >= 32) {
-    if (w->position + 4 <= w->capacity) {
-      uint32_t word = (uint32_t)w->bits;
-      w->out[w->position] = (uint8_t)word;
-      w->out[w->position + 1] = (uint8_t)(word >> 8);
-      w->out[w->position + 2] = (uint8_t)(word >> 16);
-      w->out[w->position + 3] = (uint8_t)(word >> 24);
-    }
-    w->position += 4;
-    w->bits >>= 32;
-    w->count -= 32;
+  if (__builtin_expect(w->position + 8 <= w->capacity, 1)) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w->out + w->position, &w->bits, 8);
+#else
+    for (int k = 0; k < 8; k++) w->out[w->position + k] = (uint8_t)(w->bits >> (8 * k));
+#endif
+  } else {
+    w->overflow = 1;
   }
+  unsigned bytes = w->count >> 3;
+  w->position += bytes;
+  w->bits >>= 8 * bytes;
+  w->count &= 7;
 }
 
+/// Writes the last partial byte; the stream then ends at `position`.
 static inline void asynclayer_flush_bits(asynclayer_bit_writer *w) {
-  while (w->count > 0) {
-    if (w->position < w->capacity) w->out[w->position] = (uint8_t)w->bits;
+  if (w->count > 0) {
+    if (w->position < w->capacity)
+      w->out[w->position] = (uint8_t)w->bits;
+    else
+      w->overflow = 1;
     w->position++;
-    w->bits >>= 8;
-    w->count = w->count > 8 ? w->count - 8 : 0;
+    w->bits = 0;
+    w->count = 0;
   }
 }
 
@@ -223,7 +232,15 @@ static inline size_t asynclayer_match_length(const uint8_t *a, const uint8_t *b,
 
 /// Writes `input` as a zlib stream into `output`; returns the byte count, or 0 when `capacity` is too
 /// small. `scratch` holds asynclayer_deflate_scratch_bytes(count) bytes, 4-byte aligned.
-static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count, uint8_t *output, size_t capacity,
+///
+/// `row_bytes` and `blank` (may be NULL) describe PNG rows: when `blank[r]` is nonzero, row `r`
+/// (the `row_bytes` bytes from r × row_bytes) is its filter byte followed by zeros, and it is
+/// written as the filter byte, a zero and a distance-1 run without reading it: the row pass
+/// already knows the blank rows of a tile (two thirds of its bytes), so they cost a few tokens
+/// instead of a scan. The caller vouches for the flags; the tests check the stream decodes to
+/// `input`.
+static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count, size_t row_bytes,
+                                             const uint8_t *blank, uint8_t *output, size_t capacity,
                                              void *scratch) {
   if (capacity < 8) return 0;
   int32_t *head = (int32_t *)scratch;
@@ -239,13 +256,48 @@ static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count,
     litlen_freq[asynclayer_length_symbol((unsigned)(length), &eb, &ev)]++;               \
     dist_freq[asynclayer_distance_symbol((unsigned)(distance), &eb, &ev)]++;             \
   } while (0)
+  // The next row start to look at for a blank row (past the end when there are no flags).
+  size_t next_row = blank != NULL && row_bytes >= 3 ? 0 : count;
   while (i < count) {
-    // A run of the previous byte: distance-1 matches, found 16 (SSE2) or 8 bytes at a time.
+    if (i >= next_row) {
+      // At (or, after a match that ran into it, past) the start of row i / row_bytes.
+      size_t row = i / row_bytes;
+      next_row = (row + 1) * row_bytes;
+      if (i == row * row_bytes && next_row <= count && blank[row]) {
+        tokens[token_count++] = input[i];
+        litlen_freq[input[i]]++;
+        tokens[token_count++] = 0;
+        litlen_freq[0]++;
+        size_t run = row_bytes - 2;
+        while (run >= 3) {
+          size_t length = run > 258 ? 258 : run;
+          if (run - length > 0 && run - length < 3) length = run - 3;
+          ASYNCLAYER_EMIT_MATCH(length, 1);
+          run -= length;
+        }
+        for (; run > 0; run--) {
+          tokens[token_count++] = 0;
+          litlen_freq[0]++;
+        }
+        i = next_row;
+        continue;
+      }
+    }
+    // A run of the previous byte: distance-1 matches, found 64 (SSE2) or 8 bytes at a time.
     if (i > 0 && i + 3 <= count && input[i] == input[i - 1] && input[i + 1] == input[i - 1] &&
         input[i + 2] == input[i - 1]) {
       size_t run = 3;
 #ifdef __SSE2__
       __m128i wide = _mm_set1_epi8((char)input[i - 1]);
+      // Four 16-byte compares per branch: most runs of a tile are hundreds of bytes long.
+      while (i + run + 64 <= count) {
+        const __m128i *at = (const __m128i *)(input + i + run);
+        __m128i all = _mm_and_si128(
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(at), wide), _mm_cmpeq_epi8(_mm_loadu_si128(at + 1), wide)),
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(at + 2), wide), _mm_cmpeq_epi8(_mm_loadu_si128(at + 3), wide)));
+        if (_mm_movemask_epi8(all) != 0xffff) break;
+        run += 64;
+      }
       while (i + run + 16 <= count) {
         unsigned differ =
             0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(input + i + run)), wide));
@@ -351,7 +403,7 @@ static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count,
   asynclayer_huffman_codes(lengths, 286, litlen_codes);
   asynclayer_huffman_codes(lengths + 286, 30, dist_codes);
 
-  asynclayer_bit_writer w = {0, 0, output, 0, capacity};
+  asynclayer_bit_writer w = {0, 0, 0, output, 0, capacity};
   asynclayer_put_bits(&w, 0x0178, 16);  // zlib header: deflate, 32 KiB window, fastest (bytes 78 01)
   asynclayer_put_bits(&w, 1 | 2 << 1, 3);  // the final block, dynamic Huffman
   asynclayer_put_bits(&w, hlit - 257, 5);
@@ -381,12 +433,18 @@ static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count,
   asynclayer_put_bits(&w, litlen_codes[256], lengths[256]);
   asynclayer_flush_bits(&w);
   uint32_t adler = libdeflate_adler32(1, input, count);
-  if (w.position + 4 > capacity) return 0;
+  if (w.overflow || w.position + 4 > capacity) return 0;
   output[w.position] = (uint8_t)(adler >> 24);
   output[w.position + 1] = (uint8_t)(adler >> 16);
   output[w.position + 2] = (uint8_t)(adler >> 8);
   output[w.position + 3] = (uint8_t)adler;
   return w.position + 4;
+}
+
+/// asynclayer_deflate_rows without row information.
+static inline size_t asynclayer_deflate_tile(const uint8_t *input, size_t count, uint8_t *output, size_t capacity,
+                                             void *scratch) {
+  return asynclayer_deflate_rows(input, count, 0, NULL, output, capacity, scratch);
 }
 
 #endif

@@ -47,6 +47,7 @@ void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 
 // A zlib writer for the filtered rows of text tiles (Codecs/PNGEncoder+GrayTile.swift).
 #include "png_deflate.h"
+#include "png_gray_rows.h"
 
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"

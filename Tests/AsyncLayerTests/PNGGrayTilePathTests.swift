@@ -32,6 +32,12 @@ import Testing
     #expect(try RenderedImage(pngData: fast).pixels == image.pixels, "gray tile path, \(label)")
     // The encoder's public entry point gives the fast path's bytes.
     #expect(try encoder.encode(image) == fast, "\(label)")
+    // Every narrower version of the row pass (scalar, SSE2, and AVX2 where the CPU has it) writes
+    // the same file.
+    for level in 0..<PNGEncoder.grayRowsLevel {
+      let narrower = try encoder.encodeGrayTile(image, workspace: .current, rowLevel: level)
+      #expect(narrower == fast, "row pass level \(level), \(label)")
+    }
     return true
   }
 
@@ -78,6 +84,40 @@ import Testing
     var translucent = pixels
     translucent[width * 20 + 7] = 0xfe00_0000
     #expect(try !Self.compare(RenderedImage(pixelWidth: width, pixelHeight: height, pixels: translucent), "alpha"))
+  }
+
+  /// One pixel that is not opaque gray, at every position of rows of widths around the 16- and
+  /// 32-pixel blocks of the SSE2 and AVX2 row passes (inside a block and in the scalar tail), in
+  /// the first row, a repeated row and the last row: every version of the row pass declines it.
+  @Test func everyRowPassDeclinesOneNonGrayPixelAnywhere() throws {
+    let encoder = PNGEncoder()
+    let spoilers: [UInt32] = [0xff00_0001, 0xff00_0100, 0xff01_0000, 0xfe00_0000, 0x0000_0000, 0xff7f_7f80]
+    for width in [1, 15, 16, 17, 31, 32, 33, 47, 64, 75] {
+      let height = 4
+      // Row 0 gray ink, rows 1–2 white (row 2 repeats row 1), row 3 gray ink.
+      var pixels = [UInt32](repeating: 0xffff_ffff, count: width * height)
+      for x in 0..<width {
+        pixels[x] = 0xff00_0000 | UInt32((x * 37) & 0xff) * 0x010101
+        pixels[3 * width + x] = 0xff00_0000 | UInt32((x * 11) & 0xff) * 0x010101
+      }
+      let gray = RenderedImage(pixelWidth: width, pixelHeight: height, pixels: pixels)
+      #expect(try Self.compare(gray, "gray, width \(width)"))
+      for spoiler in spoilers {
+        for row in [0, 2, 3] {
+          for x in 0..<width {
+            var spoiled = pixels
+            spoiled[row * width + x] = spoiler
+            let image = RenderedImage(pixelWidth: width, pixelHeight: height, pixels: spoiled)
+            for level in 0...PNGEncoder.grayRowsLevel {
+              let result = try encoder.encodeGrayTile(image, workspace: .current, rowLevel: level)
+              #expect(
+                result == nil,
+                "level \(level), width \(width), pixel \(String(spoiler, radix: 16)) at (\(x), \(row))")
+            }
+          }
+        }
+      }
+    }
   }
 
   @Test func grayNoiseOfEverySizeRoundTrips() throws {

@@ -13,11 +13,15 @@ extension PNGEncoder {
   /// hands every byte to libdeflate, which hashes each one; on a 750 × 240 text tile that is over
   /// 4 M instructions, most of them spent on white. Here a row equal to the row above (the blank
   /// rows of a tile: a vectorized `memcmp`) becomes a zero row without being converted, other rows
-  /// are converted, checked and `up`-filtered in the same pass, and the rows go to
-  /// `asynclayer_deflate_tile` (Sources/CCairo/png_deflate.h), which skips runs sixteen bytes at a
-  /// time. The decoded pixels are those of the general path: the same gray bytes, filtered and
+  /// are converted, checked and `up`-filtered 16 or 32 pixels at a time (`asynclayer_gray_up_rows`,
+  /// Sources/CCairo/png_gray_rows.h: SSE2, or AVX2 where the CPU has it; `rowLevel` picks a
+  /// narrower version for tests), and the rows go to
+  /// `asynclayer_deflate_rows` (Sources/CCairo/png_deflate.h), which writes the blank rows the row
+  /// pass found without reading them and skips other runs 64 bytes at a time. The decoded pixels are those of the general path: the same gray bytes, filtered and
   /// compressed differently.
-  func encodeGrayTile(_ image: RenderedImage, workspace: PNGWorkspace) throws -> Data? {
+  func encodeGrayTile(
+    _ image: RenderedImage, workspace: PNGWorkspace, rowLevel: Int32 = PNGEncoder.grayRowsLevel
+  ) throws -> Data? {
     let width = image.pixelWidth
     let height = image.pixelHeight
     let rowBytes = width
@@ -28,18 +32,24 @@ extension PNGEncoder {
     guard !overflow, filteredBytes <= memoryCap / 8 else { return nil }
     let deflateBound = asynclayer_deflate_bound(filteredBytes)
     let outputBytes = Self.idatBodyOffset + 12 + 12 + deflateBound
-    let scratchBytes = asynclayer_deflate_scratch_bytes(filteredBytes)
+    // The deflater's scratch, then two gray rows for the row pass (the row above, unfiltered),
+    // then a flag per row: blank (equal to the row above), which the deflater writes unread.
+    let deflateScratchBytes = asynclayer_deflate_scratch_bytes(filteredBytes)
+    let scratchBytes = deflateScratchBytes + 2 * rowBytes + height
     return try workspace.withBuffers(
       filteredBytes: filteredBytes, outputBytes: outputBytes, scratchBytes: scratchBytes
     ) { filtered, output, scratch in
       let rows = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      let grayRows = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self) + deflateScratchBytes
+      let blankRows = grayRows + 2 * rowBytes
       let isGrayOpaque = image.pixels.withUnsafeBufferPointer { pixels in
-        Self.writeGrayUpRows(pixels.baseAddress!, width: width, height: height, into: rows)
+        asynclayer_gray_up_rows(pixels.baseAddress!, width, height, rows, grayRows, blankRows, rowLevel) != 0
       }
       guard isGrayOpaque else { return nil }
-      let compressed = asynclayer_deflate_tile(
-        rows, filteredBytes, output.baseAddress!.assumingMemoryBound(to: UInt8.self) + Self.idatBodyOffset,
-        deflateBound, scratch.baseAddress!)
+      let compressed = asynclayer_deflate_rows(
+        rows, filteredBytes, rowBytes + 1, blankRows,
+        output.baseAddress!.assumingMemoryBound(to: UInt8.self) + Self.idatBodyOffset, deflateBound,
+        scratch.baseAddress!)
       guard compressed > 0, compressed <= Int(Int32.max) else {
         throw RenderError.encodeFailed("the tile deflater could not fit \(filteredBytes) bytes into \(deflateBound)")
       }
@@ -49,41 +59,7 @@ extension PNGEncoder {
     }
   }
 
-  /// Converts and `up`-filters every row into `out` (filter byte, then one gray byte per pixel);
-  /// false as soon as a row holds a pixel that is not opaque gray.
-  private static func writeGrayUpRows(
-    _ pixels: UnsafePointer<UInt32>, width: Int, height: Int, into out: UnsafeMutablePointer<UInt8>
-  ) -> Bool {
-    for row in 0..<height {
-      let source = pixels + row * width
-      let target = out + row * (width + 1)
-      target[0] = 2
-      if row > 0, memcmp(source, source - width, width * 4) == 0 {
-        // The same pixels as the row above (already checked): `up` gives zeros.
-        (target + 1).initialize(repeating: 0, count: width)
-        continue
-      }
-      var allBits: UInt32 = 0xffff_ffff
-      var channelDifferences: UInt32 = 0
-      if row == 0 {
-        for index in 0..<width {
-          let pixel = source[index]
-          allBits &= pixel
-          channelDifferences |= (pixel ^ (pixel >> 8)) & 0xffff
-          target[1 + index] = UInt8(truncatingIfNeeded: pixel)
-        }
-      } else {
-        let above = source - width
-        for index in 0..<width {
-          let pixel = source[index]
-          allBits &= pixel
-          channelDifferences |= (pixel ^ (pixel >> 8)) & 0xffff
-          target[1 + index] = UInt8(truncatingIfNeeded: pixel) &- UInt8(truncatingIfNeeded: above[index])
-        }
-      }
-      // Opaque: alpha 0xff in every pixel. Gray: red = green = blue (see PNGPixelLayout).
-      guard allBits >= 0xff00_0000, channelDifferences == 0 else { return false }
-    }
-    return true
-  }
+  /// The widest version of the row pass this CPU runs (png_gray_rows.h): 0 scalar, 1 SSE2, 2 AVX2.
+  /// Tests pass each lower level to ``encodeGrayTile(_:workspace:rowLevel:)`` too.
+  static let grayRowsLevel: Int32 = asynclayer_gray_rows_best_level()
 }
