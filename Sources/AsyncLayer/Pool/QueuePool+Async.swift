@@ -34,9 +34,11 @@ extension QueuePool {
   /// A `cancellation` flipped before the call makes it throw `CancellationError` at once.
   ///
   /// ```swift
+  /// let tile = TextTile(.plain("Hello"), width: 200)
   /// let cancellation = PoolCancellation()
-  /// connection.onHangUp { cancellation.cancel() }
-  /// let image = try await pool.run(cancellation: cancellation) { isCancelled in
+  /// // Handed to whatever may end the request: a connection's hang-up handler, a deadline timer.
+  /// hangUpHandlers.append { cancellation.cancel() }
+  /// let image = try await QueuePool.shared.run(cancellation: cancellation) { isCancelled in
   ///   try tile.render(isCancelled: isCancelled).image
   /// }
   /// ```
