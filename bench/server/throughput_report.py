@@ -51,16 +51,18 @@ for key in [k for k in order if k in wrk]:
           f"{med(r['p99'] for r in rows):6.2f}  {int(sum(r['bad'] for r in rows)):7d}  "
           f"{loads}")
 print()
-print("Where the CPU goes (medians, ms of CPU per request = thread CPU during the wrk run / requests):")
-print(" connections  draw queues  NIO loops  other (handlers, Swift pool)  server total  wrk   layerbench per tile")
+print("Where the CPU goes (medians, ms of CPU per request = CPU seconds during the wrk run / requests; by thread")
+print("name from /proc/PID/task/*/comm: draw = the pool's tile-draw.N threads, nio = event loops, swift = the")
+print("cooperative pool running handlers, other = main thread and deadline timer; total = /proc/PID/stat):")
+print(" connections   draw    nio  swift  other  server total  wrk    layerbench per tile")
+groups = ["draw", "nio", "swift", "other", "total", "wrk_cpu"]
 for key in [k for k in order if k in wrk]:
     rows = wrk[key]
-    per = {name: med(1000 * r[name] / r["requests"] for r in rows) for name in ["draw", "nio", "other", "wrk_cpu"]}
-    total = per["draw"] + per["nio"] + per["other"]
-    print(f"{key:>12}  {per['draw']:11.3f}  {per['nio']:9.3f}  {per['other']:28.3f}  {total:12.3f}  "
-          f"{per['wrk_cpu']:.3f}  {lb_cpu_ms:.3f}")
+    per = {name: med(1000 * r.get(name, 0.0) / r["requests"] for r in rows) for name in groups}
+    print(f"{key:>12}  {per['draw']:5.3f}  {per['nio']:5.3f}  {per['swift']:5.3f}  {per['other']:5.3f}  "
+          f"{per['total']:12.3f}  {per['wrk_cpu']:.3f}  {lb_cpu_ms:.3f}")
 rows = wrk["64"]
-server_ms = med(1000 * (r["draw"] + r["nio"] + r["other"]) / r["requests"] for r in rows)
+server_ms = med(1000 * r["total"] / r["requests"] for r in rows)
 wrk_ms = med(1000 * r["wrk_cpu"] / r["requests"] for r in rows)
 cores = int(queues)
 print()

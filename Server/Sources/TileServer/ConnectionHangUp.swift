@@ -1,3 +1,4 @@
+import AsyncLayer
 import Synchronization
 
 /// One connection's hang-up: fired once when its peer closes its side (or the connection ends), and
@@ -10,6 +11,7 @@ final class ConnectionHangUp: Sendable {
     var hungUp = false
     var nextID = 0
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var watchers: [Int: PoolCancellation] = [:]
   }
 
   private let state = Mutex(State())
@@ -19,13 +21,38 @@ final class ConnectionHangUp: Sendable {
 
   /// Marks the hang-up and wakes every waiter (called on the connection's event loop).
   func fire() {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      guard !state.hungUp else { return [] }
+    let (waiters, watchers) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [PoolCancellation]) in
+      guard !state.hungUp else { return ([], []) }
       state.hungUp = true
-      defer { state.waiters.removeAll() }
-      return Array(state.waiters.values)
+      defer {
+        state.waiters.removeAll()
+        state.watchers.removeAll()
+      }
+      return (Array(state.waiters.values), Array(state.watchers.values))
     }
     for waiter in waiters { waiter.resume() }
+    for watcher in watchers { watcher.cancel() }
+  }
+
+  /// Cancels `cancellation` if the peer hangs up before ``stopWatching(_:)``, at once if it hung up
+  /// already. Returns the watch's id. A tile's draw is watched this way: no task waits on the
+  /// connection, which ``wait()`` would need.
+  func watch(_ cancellation: PoolCancellation) -> Int {
+    let (id, hungUp) = state.withLock { state -> (Int, Bool) in
+      state.nextID &+= 1
+      if !state.hungUp { state.watchers[state.nextID] = cancellation }
+      return (state.nextID, state.hungUp)
+    }
+    if hungUp { cancellation.cancel() }
+    return id
+  }
+
+  /// The watches in place (tests: a request that ended leaves none).
+  var watchCount: Int { state.withLock { $0.watchers.count } }
+
+  /// Ends watch `id` (its request ended).
+  func stopWatching(_ id: Int) {
+    _ = state.withLock { $0.watchers.removeValue(forKey: id) }
   }
 
   /// Returns when the peer hangs up, or when the calling task is cancelled (whichever comes first).

@@ -40,15 +40,39 @@ public struct DrawRunner: Sendable {
       return value
     }
     do {
-      return try await within(deadline, hangUp: hangUp) {
-        if cancellation {
-          return try await pool.run(measured)
-        }
-        return try await pool.run { _ in try measured({ false }) }
+      guard cancellation else {
+        return try await within(deadline) { try await pool.run { _ in try measured({ false }) } }
       }
+      return try await cancellableRun(deadline: deadline, hangUp: hangUp, measured)
     } catch {
       metrics.recordUndelivered(cpuSeconds: Double(cpu.load(ordering: .relaxed)) / 1e9)
       throw error
+    }
+  }
+
+  /// `work` on the pool with one ``PoolCancellation`` that the deadline (``DeadlineTimer``), the
+  /// client's hang-up and the task's own cancellation all flip: no task besides the request's, no
+  /// timer of its own. Throws ``DeadlineExceeded`` when the deadline cancelled it.
+  private func cancellableRun<T: Sendable>(
+    deadline: Duration, hangUp: ConnectionHangUp?,
+    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+  ) async throws -> T {
+    let cancellation = PoolCancellation()
+    let expired = Atomic<Bool>(false)
+    let timer = DeadlineTimer.shared
+    let timerID = timer.add(ContinuousClock.now + deadline) {
+      expired.store(true, ordering: .releasing)
+      cancellation.cancel()
+    }
+    let watchID = hangUp?.watch(cancellation)
+    defer {
+      timer.remove(timerID)
+      if let hangUp, let watchID { hangUp.stopWatching(watchID) }
+    }
+    do {
+      return try await pool.run(cancellation: cancellation, work)
+    } catch is CancellationError where expired.load(ordering: .acquiring) {
+      throw DeadlineExceeded()
     }
   }
 

@@ -2,6 +2,10 @@ import DequeModule
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One serial queue: a worker thread draining a deque of items, and taking the oldest stealable
 /// item of a busier queue of its pool when its own deque is empty.
 ///
@@ -41,12 +45,28 @@ final class DrawQueue: Sendable {
     self.index = index
     self.group = group
     let thread = Thread { [self] in
+      // Named from inside: on Linux a new thread inherits its creator's name (often a cooperative
+      // pool thread's), and Foundation's `Thread.name` set before `start()` does not reach the
+      // kernel, so `top -H` and /proc/PID/task/*/comm would not show the pool's threads as such.
+      Self.nameCurrentThread(name)
       // On Linux `setpriority(PRIO_PROCESS, 0, …)` sets the calling thread's nice value only.
       if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
       self.work()
     }
     thread.name = name
     thread.start()
+  }
+
+  /// Sets the calling thread's kernel name (its first 15 bytes, the most Linux keeps) through
+  /// /proc: Swift's Glibc module does not export `pthread_setname_np` (a GNU extension).
+  private static func nameCurrentThread(_ name: String) {
+    #if os(Linux)
+      let file = open("/proc/thread-self/comm", O_WRONLY)
+      guard file >= 0 else { return }
+      defer { close(file) }
+      let bytes = Array(name.utf8.prefix(15))
+      _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+    #endif
   }
 
   /// Queues `item`; a queue that was shut down refuses it (cancelled, and told through its

@@ -24,9 +24,43 @@ extension QueuePool {
   public func run<T: Sendable>(
     _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
   ) async throws -> T {
+    try await runOnQueue(work, cancellation: nil)
+  }
+
+  /// ``run(_:)`` that `cancellation` stops too, as cancelling the calling task would: for code
+  /// that must cancel a draw from outside the task that awaits it (a deadline timer, a connection's
+  /// hang-up) without a task of its own per draw.
+  ///
+  /// A `cancellation` flipped before the call makes it throw `CancellationError` at once.
+  ///
+  /// ```swift
+  /// let tile = TextTile(.plain("Hello"), width: 200)
+  /// let cancellation = PoolCancellation()
+  /// // Handed to whatever may end the request: a connection's hang-up handler, a deadline timer.
+  /// hangUpHandlers.append { cancellation.cancel() }
+  /// let image = try await QueuePool.shared.run(cancellation: cancellation) { isCancelled in
+  ///   try tile.render(isCancelled: isCancelled).image
+  /// }
+  /// ```
+  public func run<T: Sendable>(
+    cancellation: PoolCancellation,
+    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+  ) async throws -> T {
+    try await runOnQueue(work, cancellation: cancellation)
+  }
+
+  private func runOnQueue<T: Sendable>(
+    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T,
+    cancellation: PoolCancellation?
+  ) async throws -> T {
     try Task.checkCancellation()
+    if let cancellation, cancellation.isCancelled { throw CancellationError() }
     try reservePlace()
     let run = PoolRun<T>(onEnded: onRunEnded)
+    // `PoolRun.cancel` is safe in any order with the steps below (it is the task's cancellation
+    // handler, which may run before the body), so the switch may fire at any point from here on.
+    if let cancellation, !cancellation.attach({ run.cancel() }) { run.cancel() }
+    defer { cancellation?.detach() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard run.begin(continuation) else {

@@ -12,7 +12,10 @@ final class Gate: Sendable {
     semaphore.wait()
   }
 
-  /// Returns once a queue thread is inside ``hold()``.
+  /// Tells ``waitUntilHeld()`` without blocking: for a draw that waits on a condition of its own.
+  func markHeld() { started.signal() }
+
+  /// Returns once a queue thread is inside ``hold()`` (or called ``markHeld()``).
   func waitUntilHeld() async {
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
