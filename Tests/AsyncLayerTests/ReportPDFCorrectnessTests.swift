@@ -137,6 +137,56 @@ struct ReportPDFCorrectnessTests {
     }
   }
 
+  /// Figures with and without alternative text, the last several pages after the first, and a
+  /// table whose header row repeats on each page.
+  static func figuresAndTable() throws -> ReportDocument {
+    var document = ReportDocument(title: "Figures", pageSize: page, margins: EdgeInsets(all: 36))
+    document.metadata = ReportMetadata(language: "en")
+    let square = Size(width: 60, height: 60)
+    document.addFigure(ReportFigure(.qrCode(try QRCode("https://example.com")), size: square, alternativeText: "Pay"))
+    document.addImage(RenderedImage(pixelWidth: 4, pixelHeight: 4, pixels: Array(repeating: 0xff33_6699, count: 16)))
+    let chart = Chart(kind: .bar, categories: ["a", "b"], series: [.init(name: "n", values: [1, 2])])
+    document.addFigure(ReportFigure(.chart(chart), size: square, alternativeText: "Sales (2024): a 1, b 2 — ü 😀"))
+    document.addFigure(ReportFigure(.qrCode(try QRCode("no alt")), size: square))
+    document.addTable(ReportTable(columns: ["Key", "Value"], rows: (0..<60).map { ["k\($0)", "v\($0)"] }))
+    document.addFigure(ReportFigure(.qrCode(try QRCode("last")), size: square, alternativeText: "Last page's code"))
+    return document
+  }
+
+  @Test func figuresCarryTheirAlternativeTextAndHeaderCellsTheirScope() throws {
+    let layout = try ReportLayout(Self.figuresAndTable())
+    #expect(layout.pages.count >= 3)
+    try Poppler.withPDF(layout.pdfData()) { pdf in
+      try Self.assertClean(pdf)
+      let reader = try QPDF(pdf)
+      let elements = reader.structureElements
+      let figures = elements.filter { $0.type == "/Figure" }
+      #expect(
+        figures.map { QPDF.text($0.dictionary["/Alt"]) }
+          == ["Pay", nil, "Sales (2024): a 1, b 2 — ü 😀", nil, "Last page's code"])
+      let headers = elements.filter { $0.type == "/TH" }
+      // Two columns, the header row on each page the table spans.
+      #expect(headers.count >= 4 && headers.count % 2 == 0, "\(headers.count) TH")
+      for header in headers {
+        let attributes = reader.dictionary(header.dictionary["/A"])
+        #expect(attributes?["/O"] as? String == "/Table" && attributes?["/Scope"] as? String == "/Column")
+      }
+      #expect(!elements.contains { $0.type == "/TD" && $0.dictionary["/A"] != nil })
+      #expect(QPDF.text(reader.catalog?["/Lang"]) == "en")
+    }
+  }
+
+  @Test func untaggedPDFHasNoStructureAttributes() throws {
+    var document = try Self.figuresAndTable()
+    document.metadata = ReportMetadata(language: "en", tagged: false)
+    try Poppler.withPDF(ReportLayout(document).pdfData()) { pdf in
+      try Self.assertClean(pdf)
+      let reader = try QPDF(pdf)
+      #expect(!reader.structureElements.contains { $0.type == "/Figure" || $0.type == "/TH" })
+      #expect(QPDF.text(reader.catalog?["/Lang"]) == "en")
+    }
+  }
+
   @Test func untaggedPDFKeepsTheOutlineAndLanguage() throws {
     var document = ReportDocument(title: "Plain", pageSize: Self.page, margins: EdgeInsets(all: 36))
     document.metadata = ReportMetadata(language: "en", tagged: false)

@@ -64,9 +64,10 @@ def multilingual_spec(paragraphs=200, sections=10):
 
 
 def layerbench_spec(spec):
-    """Our spec: the case spec without the keys only the peers read ("lang": not in layerbench's spec on this
-    commit; add it here once it is)."""
-    return {k: v for k, v in spec.items() if k not in ("case", "lang", "checks")}
+    """Our spec: the case spec without the keys only the peers read, its "lang" as layerbench's "language"."""
+    ours = {k: v for k, v in spec.items() if k not in ("case", "lang", "checks")}
+    ours["language"] = spec["lang"]
+    return ours
 
 
 def write_all(out_dir, cases):

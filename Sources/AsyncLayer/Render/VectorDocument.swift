@@ -29,25 +29,44 @@ final class VectorDocument {
 
   /// Collects the bytes the surface writes. cairo calls the write function once per PDF operator
   /// or object line it prints (tens of thousands of times for a tagged PDF's structure tree), so
-  /// the buffer is reached through a pointer: a class property pays Swift's dynamic exclusivity
-  /// check on every call (41 M instructions on the tagged 2,000-row table; Data.append's own
-  /// checks remain, about 145 M in all: a raw byte buffer would save most of that).
-  private typealias Output = UnsafeMutablePointer<Data>
+  /// the buffer is a plain growing block of memory reached through a pointer: `Data.append` cost
+  /// about 145 M instructions on the tagged 2,000-row table, most of it its own checks, and a class
+  /// property would pay Swift's dynamic exclusivity check on every call.
+  private struct Output {
+    var bytes: UnsafeMutableRawPointer?
+    var count = 0
+    var capacity = 0
+
+    /// Appends `length` bytes; false when the memory cannot be had (cairo then records a write
+    /// error, which ``finish()`` throws).
+    mutating func append(_ data: UnsafeRawPointer, count length: Int) -> Bool {
+      if length > capacity - count {
+        guard length <= Int.max / 2 - count else { return false }
+        let wanted = max(64 * 1024, capacity * 2, count + length)
+        guard let grown = realloc(bytes, wanted) else { return false }
+        (bytes, capacity) = (grown, wanted)
+      }
+      guard let bytes else { return length == 0 }
+      (bytes + count).copyMemory(from: data, byteCount: length)
+      count += length
+      return true
+    }
+  }
 
   let surface: CairoSurface
   let format: Format
-  private let output: Output
+  private let output: UnsafeMutablePointer<Output>
 
   /// A document whose (first) page is `size` points.
   init(format: Format, size: Size, title: String? = nil, metadata: [PDFMetadataField: String] = [:]) throws {
     try ImageRenderer.validate(size.width, "page width")
     try ImageRenderer.validate(size.height, "page height")
-    let output = Output.allocate(capacity: 1)
-    output.initialize(to: Data())
+    let output = UnsafeMutablePointer<Output>.allocate(capacity: 1)
+    output.initialize(to: Output())
     let write: cairo_write_func_t = { closure, data, length in
       guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-      closure.assumingMemoryBound(to: Data.self).pointee.append(data, count: Int(length))
-      return CAIRO_STATUS_SUCCESS
+      let appended = closure.assumingMemoryBound(to: Output.self).pointee.append(data, count: Int(length))
+      return appended ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR
     }
     let raw: OpaquePointer
     let closure = UnsafeMutableRawPointer(output)
@@ -60,6 +79,7 @@ final class VectorDocument {
       surface = try CairoSurface(taking: raw, operation: operation)
     } catch {
       // An error surface never writes; the failed owner has already destroyed it.
+      free(output.pointee.bytes)
       output.deinitialize(count: 1)
       output.deallocate()
       throw error
@@ -79,6 +99,7 @@ final class VectorDocument {
     // Finishing first guarantees cairo makes no further call into the buffer being released.
     // Finishing writes the fonts, which reads cairo's process-wide glyph cache (FontCacheLock).
     FontCacheLock.withLock { cairo_surface_finish(surface.raw) }
+    free(output.pointee.bytes)
     output.deinitialize(count: 1)
     output.deallocate()
   }
@@ -87,6 +108,8 @@ final class VectorDocument {
   func finish() throws -> Data {
     // Subsetting the fonts reads and fills cairo's process-wide glyph cache (see FontCacheLock).
     try FontCacheLock.withLock { try surface.finish() }
-    return output.pointee
+    let written = output.pointee
+    guard let bytes = written.bytes else { return Data() }
+    return Data(bytes: bytes, count: written.count)
   }
 }

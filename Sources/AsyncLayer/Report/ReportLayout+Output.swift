@@ -84,12 +84,17 @@ extension ReportLayout {
     if let colorGlyphs = layouts.colorGlyphs, colorGlyphs.paintedCount > colorGlyphs.imageCount {
       data = PDFResourceCleanup.removingDuplicateXObjectKeys(from: data)
     }
-    // cairo 1.16 has no call for the document language: an incremental update adds it.
-    if let language = metadata.language, !language.isEmpty {
-      guard let updated = PDFCatalogUpdate.settingLanguage(language, in: data) else {
-        throw RenderError.cairo(operation: "adding /Lang to the PDF", status: "the PDF's catalog was not found")
-      }
-      data = updated
+    // cairo 1.16 has no call for the document language nor attributes on structure elements: an
+    // incremental update adds /Lang, the figures' /Alt and the header cells' /Scope.
+    var additions = PDFCatalogUpdate.Additions(language: metadata.language)
+    if metadata.tagged {
+      additions.figureAlternativeTexts = structure.figureAlternativeTexts
+      additions.columnHeaderScope = structure.hasColumnHeaders
+    }
+    do {
+      data = try PDFCatalogUpdate.applying(additions, to: data)
+    } catch {
+      throw RenderError.cairo(operation: "adding /Lang, /Alt and /Scope to the PDF", status: error.description)
     }
     return data
   }

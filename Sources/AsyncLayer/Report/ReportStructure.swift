@@ -120,6 +120,11 @@ final class ReportStructure {
   /// How many of the outermost open elements enclose the whole document (a `Document` element
   /// spanning the pages): page elements open and close inside them.
   private var rootCount = 0
+  /// The alternative text of each Figure element opened, in order (nil: none): cairo cannot write
+  /// `/Alt`, so the PDF's incremental update adds it (``PDFCatalogUpdate``).
+  private(set) var figureAlternativeTexts: [String?] = []
+  /// Whether a TH element was opened (the update gives each one `/Scope /Column`).
+  private(set) var hasColumnHeaders = false
 
   init(_ context: DrawingContext) {
     cr = context.cairo.raw
@@ -171,6 +176,12 @@ final class ReportStructure {
   /// Brings the open elements in line with `element` before it is drawn.
   func enter(_ element: ReportElement, index: Int) {
     guard let path = Self.path(for: element, index: index) else { return }
+    switch element {
+    case .figure(let figure, _): figureAlternativeTexts.append(figure.alternativeText)
+    case .image: figureAlternativeTexts.append(nil)
+    case .text(let run): if case .tableHeader = run.role { hasColumnHeaders = true }
+    default: break
+    }
     if path.count == 0 {
       closeLeaves()
     } else {

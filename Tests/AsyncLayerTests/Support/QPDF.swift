@@ -137,12 +137,17 @@ struct QPDF {
 
   /// The structure types (`/S`) of the structure tree's elements, depth first, with their depth.
   var structure: [(type: String, depth: Int)] {
-    var result: [(String, Int)] = []
+    structureElements.map { ($0.type, $0.depth) }
+  }
+
+  /// The structure tree's elements, depth first: type (`/S`), depth and dictionary.
+  var structureElements: [(type: String, depth: Int, dictionary: [String: Any])] {
+    var result: [(String, Int, [String: Any])] = []
     func walk(_ kids: Any?, depth: Int) {
       let list = array(kids) ?? (kids.map { [$0] } ?? [])
       for kid in list {
         guard let element = dictionary(kid), let type = element["/S"] as? String else { continue }
-        result.append((type, depth))
+        result.append((type, depth, element))
         walk(element["/K"], depth: depth + 1)
       }
     }
