@@ -188,6 +188,11 @@ public final class TileServer: Sendable {
       return try await body.collect(upTo: limit)
     } catch let error as HTTPError where error.status == .contentTooLarge {
       throw RequestError(.contentTooLarge, field: "body", "the body exceeds the server's limit of \(limit) bytes")
+    } catch {
+      // The body's stream ends in an error when the connection closes before the declared length
+      // arrived: a client that gave up, counted as a hang-up (499), not as the server's fault (500).
+      throw RequestError(
+        .clientClosedRequest, field: "body", "the client closed the connection before sending the whole body")
     }
   }
 

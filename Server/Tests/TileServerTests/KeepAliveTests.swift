@@ -44,6 +44,29 @@ import TileServer
     }
   }
 
+  /// A client that closes its connection part-way through a body is a hang-up (499), not a server
+  /// error (500): the metrics must not blame the server for it.
+  @Test func aHangUpInTheMiddleOfABodyIsCountedAsAHangUp() async throws {
+    let setup = TestServer(queues: 1)
+    try await setup.test { client in
+      let connection = try RawHTTPConnection(port: try #require(client.port))
+      let head =
+        "POST /tile.png HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 81000\r\n\r\n"
+      try await connection.send(raw: Array((head + #"{"text": ""# + String(repeating: "a", count: 1000)).utf8))
+      connection.hangUp()
+      let expected = #"asynclayer_http_requests_total{route="/tile.png",method="POST",status="499"} 1"#
+      var metrics = setup.metrics.text
+      for _ in 0..<100_000 where !metrics.contains(expected) {
+        await Task.yield()
+        metrics = setup.metrics.text
+      }
+      #expect(metrics.contains(expected), "\(metrics)")
+      #expect(metrics.contains("asynclayer_client_hangups_total 1"), "\(metrics)")
+      #expect(!metrics.contains(#"status="500""#), "\(metrics)")
+    }
+  }
+
   /// Without the hang-up, the same request on a kept-alive connection is drawn and answered.
   @Test func aRequestAfterOthersOnTheSameConnectionIsAnswered() async throws {
     let setup = TestServer(queues: 1)

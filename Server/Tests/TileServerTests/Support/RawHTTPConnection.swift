@@ -42,7 +42,11 @@ final class RawHTTPConnection: Sendable {
 
   /// Sends `GET target` (HTTP/1.1, keep-alive).
   func send(get target: String) async throws {
-    let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    try await send(raw: Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+  }
+
+  /// Sends `request` as it is: a test may send a head and only part of its body.
+  func send(raw request: [UInt8]) async throws {
     try await onQueue {
       var sent = 0
       while sent < request.count {
