@@ -52,9 +52,19 @@ struct ReportPDFCorrectnessTests {
       var found: [(page: Int, top: Double)] = []
       var farthest = 0
       for page in 1...reader.pages.count {
-        for link in reader.links(onPage: page) {
+        let links = reader.links(onPage: page)
+        for link in links {
           found.append((link.page, link.top ?? .nan))
           farthest = max(farthest, abs(link.page - page))
+        }
+        // Entries on touching lines must not overlap: a click in the overlap could go to either.
+        let rects = links.map(\.rect).filter { $0.count == 4 }
+        for (index, a) in rects.enumerated() {
+          for b in rects[(index + 1)...] {
+            let overlapX = min(a[2], b[2]) - max(a[0], b[0])
+            let overlapY = min(a[3], b[3]) - max(a[1], b[1])
+            #expect(overlapX <= 0 || overlapY <= 0, "link rectangles overlap on page \(page): \(a) and \(b)")
+          }
         }
       }
       // One link per heading, each to the heading's page and its top (PDF y grows upwards).

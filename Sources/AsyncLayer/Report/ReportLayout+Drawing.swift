@@ -79,7 +79,7 @@ extension DrawingContext {
   /// A place in the document links to its named destination in `navigation` when it has one
   /// (resolved when the PDF finishes, forward or backward), else to its page number.
   func addLink(_ rect: Rect, to target: ReportLinkTarget, named navigation: ReportNavigation? = nil) {
-    let area = "rect=[\(rect.minX) \(rect.minY) \(rect.width) \(rect.height)]"
+    let area = "rect=[\(Self.linkArea(rect))]"
     let attributes: String
     switch target {
     case .url(let url): attributes = "uri='\(Self.tagString(url))' " + area
@@ -92,6 +92,19 @@ extension DrawingContext {
     }
     cairo_tag_begin(cairo.raw, CAIRO_TAG_LINK, attributes)
     cairo_tag_end(cairo.raw, CAIRO_TAG_LINK)
+  }
+
+  /// `rect` rounded inward to whole points, as cairo's link tag wants it: cairo rounds a link's
+  /// area outward to whole points, so two links on touching lines (contents entries) would overlap
+  /// by up to a point and a click there could go to either. A rect too small to round inward is
+  /// kept as it is.
+  static func linkArea(_ rect: Rect) -> String {
+    let left = rect.minX.rounded(.up)
+    let top = rect.minY.rounded(.up)
+    let right = rect.maxX.rounded(.down)
+    let bottom = rect.maxY.rounded(.down)
+    guard right > left, bottom > top else { return "\(rect.minX) \(rect.minY) \(rect.width) \(rect.height)" }
+    return "\(left) \(top) \(right - left) \(bottom - top)"
   }
 
   /// `text` quoted for a cairo tag attribute string: backslash and single quote escaped.
