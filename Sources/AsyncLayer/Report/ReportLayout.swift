@@ -45,7 +45,7 @@ public struct ReportLayout: Sendable, Hashable {
     if document.blocks.contains(.tableOfContents) {
       for _ in 0..<3 {
         var next = try ReportPaginator(document: document, headingPages: paginator.headingPages)
-        next.reuseTables(of: paginator)
+        next.reuseLayouts(of: paginator)
         try next.layOutBlocks(isCancelled: isCancelled)
         let settled = next.headingPages.mapValues(\.page) == paginator.headingPages.mapValues(\.page)
         paginator = next

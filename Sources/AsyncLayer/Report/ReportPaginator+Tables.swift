@@ -119,8 +119,12 @@ extension ReportPaginator {
   }
 
   /// Takes over the tables `previous` laid out (the same document, paginated again).
-  mutating func reuseTables(of previous: ReportPaginator) {
+  /// Takes the tables and text layouts `previous` made: a pass for the table of contents lays
+  /// out the same blocks again, and only where they land can change.
+  mutating func reuseLayouts(of previous: ReportPaginator) {
     tables = previous.tables
+    textLayouts = previous.textLayouts
+    bodyLine = previous.bodyLine
   }
 
   mutating func placeTable(_ table: ReportTable, blockIndex: Int) throws {

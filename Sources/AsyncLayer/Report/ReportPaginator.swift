@@ -27,6 +27,12 @@ struct ReportPaginator {
   let previousHeadingPages: [Int: HeadingPlace]
   /// Tables laid out, by block index: a second pass (for the table of contents) reuses them.
   var tables: [Int: TableCells] = [:]
+  /// Heading and paragraph layouts, by block index. They depend on the block alone (the style and
+  /// the content width are the document's), so a paragraph is laid out once for the heading above
+  /// it (keep-with-next) and for placing it, and a second pass for the contents reuses them all.
+  var textLayouts: [Int: TextLayout] = [:]
+  /// One line of body text, for the room a heading keeps for a table or list below it.
+  var bodyLine: TextLayout?
   /// The layout of every text run placed, by what drawing looks a run's layout up with: the first
   /// output drawn on this thread takes them (``ReportPreparedLayouts``) instead of laying every
   /// text out again.
@@ -102,18 +108,17 @@ struct ReportPaginator {
     switch block {
     case .heading(let text, let level):
       addSpacing(style.blockSpacing + style.headingSpacing)
-      let layout = try TextLayout(
-        .plain(text), style: style.heading(level: level), width: contentRect.width, limits: limits)
+      let layout = try textLayout(of: index, .plain(text), style: style.heading(level: level))
       let next = index + 1 < document.blocks.count ? document.blocks[index + 1] : nil
       placeFlowingText(
         layout, role: .heading(level: level), blockIndex: index,
-        keepWithNext: try firstLineHeight(of: next))
+        keepWithNext: try firstLineHeight(of: next, index: index + 1))
       if let run = firstRun(of: index) {
         headingPages[index] = HeadingPlace(page: finishedPages.count + 1, y: run.frame.minY)
       }
     case .paragraph(let content):
       addSpacing(style.blockSpacing)
-      let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
+      let layout = try textLayout(of: index, content, style: style.body)
       placeFlowingText(layout, role: .paragraph, blockIndex: index, keepWithNext: 0, controlsWidows: true)
     case .table(let table):
       addSpacing(style.blockSpacing)
@@ -251,16 +256,17 @@ struct ReportPaginator {
   }
 
   /// The height the start of `block` needs, so that a heading is not left alone at a page bottom.
-  private func firstLineHeight(of block: ReportBlock?) throws -> Double {
+  private mutating func firstLineHeight(of block: ReportBlock?, index: Int) throws -> Double {
     switch block {
     case .paragraph(let content):
-      let layout = try TextLayout(content, style: style.body, width: contentRect.width, limits: limits)
+      let layout = try textLayout(of: index, content, style: style.body)
       return style.blockSpacing + (layout.lines.first?.frame.height ?? 0)
     case .flow(let inner, _):
-      return try firstLineHeight(of: inner)
+      return try firstLineHeight(of: inner, index: index)
     case .heading, .table, .list:
       // One line of body text; a table checks its own header-plus-first-row fit.
-      let layout = try TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
+      let layout = try bodyLine ?? TextLayout(.plain("X"), style: style.body, width: contentRect.width, limits: limits)
+      bodyLine = layout
       return style.blockSpacing + layout.size.height
     case .figure(let figure):
       // A heading stays with the figure below it, unless the two could not share a page (a
@@ -270,6 +276,15 @@ struct ReportPaginator {
     case .image, .pageBreak, .tableOfContents, nil:
       return 0
     }
+  }
+
+  /// The layout of the heading or paragraph at block `index` (`content` in `style`), made the
+  /// first time it is asked for.
+  private mutating func textLayout(of index: Int, _ content: TextContent, style: TextStyle) throws -> TextLayout {
+    if let layout = textLayouts[index] { return layout }
+    let layout = try TextLayout(content, style: style, width: contentRect.width, limits: limits)
+    textLayouts[index] = layout
+    return layout
   }
 
   // MARK: Images
