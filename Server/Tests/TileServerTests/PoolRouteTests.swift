@@ -33,13 +33,22 @@ import TileServer
     await gate.waitUntilHeld()
     defer { gate.open() }
     try await setup.test { client in
-      let response = try await client.execute(uri: "/tile.png?text=late&timeout=1", method: .get)
+      // The deadline (0.5 s) is long enough for the draw to be queued first, so that it is the
+      // queued draw the deadline takes off; the test waits for that, not for a time.
+      let request = Task { try await client.execute(uri: "/tile.png?text=late&timeout=500", method: .get) }
+      while setup.pool.pendingCount < 2 { await Task.yield() }
+      let response = try await request.value
       #expect(response.status == .gatewayTimeout)
       #expect(response.errorBody.error.contains("deadline"))
       // Only the gate's item is left: the draw was taken off the queue, not left to run later.
       #expect(setup.pool.pendingCount == 1)
+      // The 504 goes out as soon as the deadline flips the request's switch; the pool counts the
+      // cancelled run just after, on the thread that cancelled it: wait for the count, then read
+      // the metrics as a client does.
+      let cancelled = #"asynclayer_draws_cancelled_total{stage="queued"} 1"#
+      for _ in 0..<100_000 where !setup.metrics.text.contains(cancelled) { await Task.yield() }
       let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
-      #expect(metrics.contains(#"asynclayer_draws_cancelled_total{stage="queued"} 1"#), "\(metrics)")
+      #expect(metrics.contains(cancelled), "\(metrics)")
       #expect(metrics.contains("asynclayer_deadline_exceeded_total 1"))
       #expect(metrics.contains("asynclayer_queue_depth 1"))
     }
