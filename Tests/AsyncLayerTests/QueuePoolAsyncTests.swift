@@ -160,6 +160,31 @@ import Testing
     }
   }
 
+  @Test("a run is out of the pending count before its observer hears of it and its caller resumes")
+  func finishedRunLeavesThePendingCountFirst() async throws {
+    try await withTaskExecutorPreference(QueuePoolAsyncTests.executor) { () async throws -> Void in
+      // The observer runs on the worker just before the caller resumes: what it reads is what a
+      // caller would meet if the count dropped only after the worker's loop came round again.
+      let poolForObserver = Mutex<QueuePool?>(nil)
+      let seenByObserver = Mutex<[Int]>([])
+      let pool = QueuePool(queueCount: 1, name: "test.settle", pendingLimit: 1) { _ in
+        let count = poolForObserver.withLock { $0?.pendingCount ?? -1 }
+        seenByObserver.withLock { $0.append(count) }
+      }
+      poolForObserver.withLock { $0 = pool }
+      defer {
+        poolForObserver.withLock { $0 = nil }
+        pool.shutdown()
+      }
+      // With a limit of one, each run in turn is admitted only if the one before left the count.
+      for value in 0..<50 {
+        #expect(try await pool.run { _ in value } == value)
+        #expect(pool.pendingCount == 0)
+      }
+      #expect(seenByObserver.withLock { $0 } == Array(repeating: 0, count: 50))
+    }
+  }
+
   @Test("a run on a shut-down pool throws shutDown")
   func shutDownPool() async throws {
     // On dispatch threads: the cooperative pool may be busy with the suite's other tests.

@@ -146,10 +146,16 @@ final class DrawQueue: Sendable {
     }
   }
 
-  /// Runs a started item and counts it here, where it ran.
+  /// Runs a started item; it is counted here, where it ran, when it settles (the work may settle
+  /// it itself, before resuming its caller).
   private func run(_ item: PoolWorkItem) {
-    item.work()
-    item.finish()
+    item.willRun(on: self)
+    item.work(item)
+    item.settle()
+  }
+
+  /// Counts an item this queue's worker ran to the end.
+  func didRun() {
     executed.add(1, ordering: .relaxed)
     pending.subtract(1, ordering: .relaxed)
     group.pendingTotal.subtract(1, ordering: .relaxed)

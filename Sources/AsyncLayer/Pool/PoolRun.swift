@@ -58,26 +58,31 @@ final class PoolRun<Value: Sendable>: Sendable {
     if let ticket, ticket.cancel() { end(.failure(CancellationError()), .cancelledWhileQueued, cpuTime: .zero) }
   }
 
-  /// Runs the work on the worker that started the item, and resumes the caller.
-  func execute(_ work: @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> Value) {
+  /// Runs the work on the worker that started `item`, settles the item and resumes the caller.
+  func execute(
+    _ work: @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> Value, item: PoolWorkItem
+  ) {
     let start = ThreadCPUClock.now()
     let result = Result { try work { [self] in isCancelled } }
     let cpuTime = ThreadCPUClock.now() - start
     if isCancelled {
-      end(.failure(CancellationError()), .cancelledWhileRunning, cpuTime: cpuTime)
+      end(.failure(CancellationError()), .cancelledWhileRunning, cpuTime: cpuTime, settling: item)
     } else if case .failure = result {
-      end(result, .failed, cpuTime: cpuTime)
+      end(result, .failed, cpuTime: cpuTime, settling: item)
     } else {
-      end(result, .completed, cpuTime: cpuTime)
+      end(result, .completed, cpuTime: cpuTime, settling: item)
     }
   }
 
   /// The pool refused the item (it was shut down).
   func refuse() { end(.failure(QueuePoolError.shutDown), .failed, cpuTime: .zero) }
 
-  /// Tells the observer, then resumes the caller, once: the observer has seen the run before the
-  /// caller's `await` returns.
-  private func end(_ result: Result<Value, any Error>, _ outcome: PoolRunRecord.Outcome, cpuTime: Duration) {
+  /// Settles the item, tells the observer, then resumes the caller, once: by the time the caller's
+  /// `await` returns, the pool no longer counts the run as pending and the observer has seen it.
+  private func end(
+    _ result: Result<Value, any Error>, _ outcome: PoolRunRecord.Outcome, cpuTime: Duration,
+    settling item: PoolWorkItem? = nil
+  ) {
     let continuation = state.withLock { state in
       // The ticket's work item holds a closure that holds this run: letting go of the ticket here
       // breaks that cycle, or every run (and the image it captured) would stay in memory.
@@ -88,6 +93,7 @@ final class PoolRun<Value: Sendable>: Sendable {
       return state.continuation
     }
     guard let continuation else { return }
+    item?.settle()
     onEnded?(PoolRunRecord(outcome: outcome, cpuTime: cpuTime))
     continuation.resume(with: result)
   }

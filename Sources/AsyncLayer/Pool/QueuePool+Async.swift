@@ -67,7 +67,7 @@ extension QueuePool {
           releasePlace()
           return
         }
-        let ticket = enqueueReserved({ run.execute(work) }, refused: { run.refuse() })
+        let ticket = enqueueReserved({ item in run.execute(work, item: item) }, refused: { run.refuse() })
         run.setTicket(ticket)
       }
     } onCancel: {

@@ -132,7 +132,10 @@ public final class QueuePool: Sendable {
   }
 
   /// Enqueues an item whose place ``reservePlace()`` already counted.
-  func enqueueReserved(_ work: @escaping @Sendable () -> Void, refused: @escaping @Sendable () -> Void) -> PoolTicket {
+  /// `work` is handed its own item, to ``PoolWorkItem/settle()`` before it resumes a waiting caller.
+  func enqueueReserved(
+    _ work: @escaping @Sendable (PoolWorkItem) -> Void, refused: @escaping @Sendable () -> Void
+  ) -> PoolTicket {
     enqueue(work, refused: refused, on: leastPendingQueue, stealable: true, counted: true)
   }
 
@@ -151,7 +154,14 @@ public final class QueuePool: Sendable {
 
   private func enqueue(
     _ work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue,
-    stealable: Bool, counted: Bool = false
+    stealable: Bool
+  ) -> PoolTicket {
+    enqueue({ _ in work() }, refused: refused, on: queue, stealable: stealable, counted: false)
+  }
+
+  private func enqueue(
+    _ work: @escaping @Sendable (PoolWorkItem) -> Void, refused: (@Sendable () -> Void)?, on queue: DrawQueue,
+    stealable: Bool, counted: Bool
   ) -> PoolTicket {
     let item = PoolWorkItem(work: work, refused: refused, queue: queue, isStealable: stealable)
     queue.submit(item, counted: counted)
@@ -219,16 +229,20 @@ public struct PoolTicket: Sendable {
 /// One unit of work and its state: queued → running → finished, or queued → cancelled.
 final class PoolWorkItem: Sendable {
   let state = Atomic<UInt8>(PoolTicket.Status.queued.rawValue)
-  let work: @Sendable () -> Void
+  /// The work, handed its own item (see ``settle()``).
+  let work: @Sendable (PoolWorkItem) -> Void
   /// Runs instead of `work` when the queue refuses the item (shut down).
   let refused: (@Sendable () -> Void)?
   /// The queue it was submitted to, which counts it as pending until it starts elsewhere.
   let queue: DrawQueue
   /// Whether an idle queue's worker may run it (false for work placed on a given queue).
   let isStealable: Bool
+  /// The queue whose worker runs it, from its start until it settles.
+  private let runner = Mutex<DrawQueue?>(nil)
 
   init(
-    work: @escaping @Sendable () -> Void, refused: (@Sendable () -> Void)?, queue: DrawQueue, isStealable: Bool
+    work: @escaping @Sendable (PoolWorkItem) -> Void, refused: (@Sendable () -> Void)?, queue: DrawQueue,
+    isStealable: Bool
   ) {
     self.work = work
     self.refused = refused
@@ -254,5 +268,19 @@ final class PoolWorkItem: Sendable {
     ).exchanged
   }
 
-  func finish() { state.store(PoolTicket.Status.finished.rawValue, ordering: .releasing) }
+  /// Notes the queue whose worker is about to run the started item; ``settle()`` counts it there.
+  func willRun(on queue: DrawQueue) { runner.withLock { $0 = queue } }
+
+  /// Marks a running item finished and takes it out of the pending counts, once. The work itself
+  /// settles before it hands a result to a waiting caller (``QueuePool/run(_:)``), so a caller
+  /// that has its result never sees its run still counted in ``QueuePool/pendingCount`` — nor has
+  /// its next run refused by a ``QueuePool/pendingLimit`` it no longer occupies. The worker settles
+  /// every other item after its work returns.
+  func settle() {
+    let (finished, _) = state.compareExchange(
+      expected: PoolTicket.Status.running.rawValue, desired: PoolTicket.Status.finished.rawValue,
+      ordering: .acquiringAndReleasing)
+    guard finished, let queue = runner.withLock({ $0.take() }) else { return }
+    queue.didRun()
+  }
 }
