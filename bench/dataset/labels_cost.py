@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""What `--labels gt.txt --boxes` cost `layerbench batch` (issue 27: they must keep >= 90% of its throughput).
+
+Run through bench/dataset-peers.sh. The same Latin lines as peers.py (its style: DejaVu Sans 18 px,
+32 px tall, --fit-width), repeated to --tiles lines, in ABBA rounds per worker count (plain, labelled,
+labelled, plain): tiles/s from batch's own summary, the median of the rounds' ratios labelled / plain
+and their range. Then instructions (callgrind, 1 worker): the marginal Ir per tile between --ir-tiles
+N1 and N2 lines, so start-up cancels out; instruction counts do not move with the machine's load.
+"""
+import argparse
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import peers  # noqa: E402  (its line maker, style and process-tree runner)
+
+
+def batch_command(layerbench, lines, out, workers, labelled):
+    command = peers.commands("layerbench", "latin", lines, 0, workers, out, layerbench, "")
+    if not labelled:
+        i = command.index("--labels")
+        del command[i:i + 3]  # --labels gt.txt --boxes
+    return command
+
+
+def rate_of(log_path):
+    match = re.search(r"failed, (\d+) tiles/s", open(log_path).read())
+    if not match:
+        sys.exit(f"labels-cost: no rate in {log_path}")
+    return float(match.group(1))
+
+
+def total_ir(command, out_file):
+    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}"] + command,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"labels-cost: callgrind failed:\n{result.stderr[-2000:]}")
+    match = re.search(r"Collected : (\d+)", result.stderr)
+    return int(match.group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layerbench", default=os.path.join(peers.ROOT, ".build/release/layerbench"))
+    parser.add_argument("--lines", type=int, default=2000, help="distinct lines (peers.py's Latin lines)")
+    parser.add_argument("--tiles", type=int, default=20000, help="tiles per timed run (the lines repeated)")
+    parser.add_argument("--rounds", type=int, default=5, help="ABBA rounds per worker count")
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--ir-tiles", default="200,1000", help="N1,N2 lines for the callgrind marginal")
+    parser.add_argument("--dir", default="/dev/shm/dataset-peers")
+    parser.add_argument("--parts", default="timed,callgrind", help="timed, callgrind or both")
+    parser.add_argument("--result")
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    base = os.path.join(args.dir, "latin.txt")
+    peers.make_lines("latin", args.lines, base)
+    distinct = open(base, encoding="utf-8").read().splitlines()
+    many = os.path.join(args.dir, "latin-many.txt")
+    with open(many, "w", encoding="utf-8") as f:
+        for i in range(args.tiles):
+            f.write(distinct[i % len(distinct)] + "\n")
+    report = []
+
+    def say(text=""):
+        print(text, flush=True)
+        report.append(text)
+
+    say(f"# bench/dataset/labels_cost.py {' '.join(sys.argv[1:])}")
+    say(f"# started {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(f"# {args.tiles} tiles per run ({args.lines} distinct Latin lines), {args.rounds} ABBA rounds; "
+        "plain = no --labels/--boxes, labelled = --labels gt.txt --boxes")
+    parts = args.parts.split(",")
+    for workers in [int(w) for w in args.workers.split(",")] if "timed" in parts else []:
+        ratios, plain_rates, labelled_rates = [], [], []
+        for round_index in range(args.rounds):
+            rates = {}
+            for labelled in (False, True, True, False):
+                out = os.path.join(args.dir, f"cost-{'labelled' if labelled else 'plain'}-{workers}")
+                peers.run(batch_command(args.layerbench, many, out, workers, labelled), out)
+                rates.setdefault(labelled, []).append(rate_of(out + ".log"))
+            plain, labelled_rate = statistics.mean(rates[False]), statistics.mean(rates[True])
+            plain_rates.append(plain)
+            labelled_rates.append(labelled_rate)
+            ratios.append(labelled_rate / plain)
+            say(f"  workers {workers} round {round_index + 1}: plain {plain:7.0f} tiles/s, labelled "
+                f"{labelled_rate:7.0f} tiles/s, {100 * labelled_rate / plain:5.1f}%  load {os.getloadavg()[0]:.2f}")
+        say(f"workers {workers}: plain {statistics.median(plain_rates):.0f} tiles/s, labelled "
+            f"{statistics.median(labelled_rates):.0f} tiles/s; labelled/plain median "
+            f"{100 * statistics.median(ratios):.1f}% (range {100 * min(ratios):.1f}-{100 * max(ratios):.1f}%)")
+    if "callgrind" not in parts:
+        if args.result:
+            with open(args.result, "a") as f:
+                f.write("\n".join(report) + "\n\n")
+        return
+    n1, n2 = (int(n) for n in args.ir_tiles.split(","))
+    files = {}
+    for n in (n1, n2):
+        files[n] = os.path.join(args.dir, f"latin-{n}.txt")
+        with open(files[n], "w", encoding="utf-8") as f:
+            f.write("\n".join(distinct[i % len(distinct)] for i in range(n)) + "\n")
+    per_tile = {}
+    for labelled in (False, True):
+        name = "labelled" if labelled else "plain"
+        irs = {}
+        for n in (n1, n2):
+            out = os.path.join(args.dir, f"ir-{name}-{n}")
+            subprocess.run(["rm", "-rf", out], check=True)
+            irs[n] = total_ir(batch_command(args.layerbench, files[n], out, 1, labelled) + ["--write-thread", "off"],
+                              os.path.join(args.dir, f"{name}.{n}.callgrind"))
+        per_tile[name] = (irs[n2] - irs[n1]) / (n2 - n1)
+        say(f"callgrind {name:8}: {irs[n1]:,} Ir at {n1} tiles, {irs[n2]:,} at {n2}: "
+            f"{per_tile[name] / 1e6:.3f} M Ir per tile")
+    say(f"callgrind: labelled / plain = {per_tile['labelled'] / per_tile['plain']:.3f} "
+        f"(+{(per_tile['labelled'] - per_tile['plain']) / 1e6:.3f} M Ir per tile); profiles in {args.dir}/*.callgrind")
+    if args.result:
+        with open(args.result, "a") as f:
+            f.write("\n".join(report) + "\n\n")
+
+
+if __name__ == "__main__":
+    main()
