@@ -11,7 +11,8 @@ black on white, no effects, PNG, and writes its labels:
   white: checked below);
 - trdg: `trdg -i lines.txt -c N -ft F -f 32 -m 5,5,5,5 -b 1 -tc #000000 -im L -e png -na 2 -t W` (plain
   white background, no skew, blur or distortion; it renders at 32 px and scales the line to 22 px);
-  `trdg-ws` adds `-ws` (it draws word by word: kerning across words is lost, the issue's table);
+  trdg draws each character on its own
+  (no kerning or shaping between them); `trdg-ws` adds `-ws`, which draws word by word;
 - synthtiger: bench/dataset/synthtiger_lines.py (its docstring says exactly what is kept and left out),
   font size 18 px, grey PNG, gt.txt and coords.txt, `worker` 0 (1 core) or W.
 
