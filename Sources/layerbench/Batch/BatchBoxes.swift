@@ -27,68 +27,115 @@ enum BatchBoxes {
     scalarIndex[bytes] = scalars
     func index(_ offset: Int) -> Int { scalarIndex[min(max(0, offset), bytes)] }
 
-    var out: [UInt8] = []
-    out.reserveCapacity(256 + boxes.clusters.count * 110)
-    func number(_ value: Double) {
-      let hundredths = Int((value.isFinite ? value * 100 : 0).rounded())
-      if hundredths < 0 { out.append(UInt8(ascii: "-")) }
-      let magnitude = abs(hundredths)
-      out.append(contentsOf: String(magnitude / 100).utf8)
-      let fraction = magnitude % 100
-      if fraction != 0 {
-        out.append(UInt8(ascii: "."))
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 10))
-        if fraction % 10 != 0 { out.append(UInt8(ascii: "0") + UInt8(fraction % 10)) }
-      }
-    }
-    func rect(_ rect: Rect) {
-      out.append(UInt8(ascii: "["))
-      number(rect.minX)
-      out.append(UInt8(ascii: ","))
-      number(rect.minY)
-      out.append(UInt8(ascii: ","))
-      number(rect.maxX)
-      out.append(UInt8(ascii: ","))
-      number(rect.maxY)
-      out.append(UInt8(ascii: "]"))
-    }
-    func list(_ name: String, _ items: [TextBox]) {
-      out.append(contentsOf: "\"\(name)\":[".utf8)
+    var out = BoxesJSONWriter(capacity: 256 + boxes.clusters.count * 110 + text.utf8.count)
+    func list(_ name: StaticString, _ items: [TextBox]) {
+      out.literal(name)
       for (position, box) in items.enumerated() {
-        if position > 0 { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: #"{"box":"#.utf8)
-        rect(box.frame)
-        out.append(contentsOf: #","end":"#.utf8)
-        out.append(contentsOf: String(index(box.utf8Range.upperBound)).utf8)
+        if position > 0 { out.byte(UInt8(ascii: ",")) }
+        out.literal(#"{"box":"#)
+        out.rect(box.frame)
+        out.literal(#","end":"#)
+        out.integer(index(box.utf8Range.upperBound))
         if let ink = box.inkFrame {
-          out.append(contentsOf: #","ink":"#.utf8)
-          rect(ink)
+          out.literal(#","ink":"#)
+          out.rect(ink)
         }
-        out.append(contentsOf: #","line":"#.utf8)
-        out.append(contentsOf: String(box.lineIndex).utf8)
-        out.append(contentsOf: #","start":"#.utf8)
-        out.append(contentsOf: String(index(box.utf8Range.lowerBound)).utf8)
-        out.append(contentsOf: #","text":"#.utf8)
-        ManifestRecord.appendQuoted(box.text, to: &out)
-        out.append(UInt8(ascii: "}"))
+        out.literal(#","line":"#)
+        out.integer(box.lineIndex)
+        out.literal(#","start":"#)
+        out.integer(index(box.utf8Range.lowerBound))
+        out.literal(#","text":"#)
+        out.quoted(box.text)
+        out.byte(UInt8(ascii: "}"))
       }
-      out.append(UInt8(ascii: "]"))
+      out.byte(UInt8(ascii: "]"))
     }
-    out.append(UInt8(ascii: "{"))
-    list("clusters", boxes.clusters)
-    out.append(contentsOf: #","height":"#.utf8)
-    out.append(contentsOf: String(height).utf8)
-    out.append(contentsOf: #","id":"#.utf8)
-    ManifestRecord.appendQuoted(id, to: &out)
-    out.append(UInt8(ascii: ","))
-    list("lines", boxes.lines)
-    out.append(contentsOf: #","text":"#.utf8)
-    ManifestRecord.appendQuoted(text, to: &out)
-    out.append(contentsOf: #","width":"#.utf8)
-    out.append(contentsOf: String(width).utf8)
-    out.append(UInt8(ascii: ","))
-    list("words", boxes.words)
-    out.append(contentsOf: "}\n".utf8)
-    return Data(out)
+    out.byte(UInt8(ascii: "{"))
+    list(#""clusters":["#, boxes.clusters)
+    out.literal(#","height":"#)
+    out.integer(height)
+    out.literal(#","id":"#)
+    out.quoted(id)
+    out.byte(UInt8(ascii: ","))
+    list(#""lines":["#, boxes.lines)
+    out.literal(#","text":"#)
+    out.quoted(text)
+    out.literal(#","width":"#)
+    out.integer(width)
+    out.byte(UInt8(ascii: ","))
+    list(#""words":["#, boxes.words)
+    out.literal("}\n")
+    return Data(out.bytes)
+  }
+}
+
+/// Appends JSON to a byte array without a `String` per value: a 40-character line has ~150
+/// numbers and ~50 strings, and formatting each through `String` was most of the sidecar's cost
+/// (callgrind, `bench/dataset-peers.sh cost`).
+private struct BoxesJSONWriter {
+  var bytes: [UInt8] = []
+
+  init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+  mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+  mutating func literal(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  /// Decimal digits of `value`, most significant first.
+  mutating func integer(_ value: Int) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    // UInt64.max has 20 digits.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var count = 0
+      repeat {
+        digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[(20 - count)...]))
+    }
+  }
+
+  /// `value` rounded to hundredths, without trailing zeros (a non-finite value is written as 0).
+  mutating func number(_ value: Double) {
+    let scaled = value.isFinite ? (value * 100).rounded() : 0
+    // Pixel coordinates of a tile the limits allow are far inside Int's range; clamp anyway.
+    let hundredths = Int(max(-9e15, min(9e15, scaled)))
+    if hundredths < 0 { bytes.append(UInt8(ascii: "-")) }
+    let magnitude = abs(hundredths)
+    integer(magnitude / 100)
+    let fraction = magnitude % 100
+    if fraction != 0 {
+      bytes.append(UInt8(ascii: "."))
+      bytes.append(UInt8(ascii: "0") + UInt8(fraction / 10))
+      if fraction % 10 != 0 { bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10)) }
+    }
+  }
+
+  mutating func rect(_ rect: Rect) {
+    bytes.append(UInt8(ascii: "["))
+    number(rect.minX)
+    bytes.append(UInt8(ascii: ","))
+    number(rect.minY)
+    bytes.append(UInt8(ascii: ","))
+    number(rect.maxX)
+    bytes.append(UInt8(ascii: ","))
+    number(rect.maxY)
+    bytes.append(UInt8(ascii: "]"))
+  }
+
+  /// A JSON string; text without a byte to escape (the common case) is copied in one step.
+  mutating func quoted(_ value: String) {
+    let plain = value.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7f && $0 != 0x22 && $0 != 0x5c }
+    if plain {
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: value.utf8)
+      bytes.append(UInt8(ascii: "\""))
+    } else {
+      ManifestRecord.appendQuoted(value, to: &bytes)
+    }
   }
 }
