@@ -168,15 +168,16 @@ extension PDFCatalogUpdate {
     output.append(contentsOf: UnsafeBufferPointer(start: start, count: range.count))
   }
 
-  /// Appends `value` (not negative) in decimal digits.
+  /// Appends `value` (not negative) in decimal digits, most significant first (reversing them in
+  /// place afterwards made the array copy itself: 800 instructions a number).
   private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
-    let start = output.count
-    var rest = max(0, value)
+    let value = max(0, value)
+    var divisor = 1
+    while divisor <= value / 10 { divisor *= 10 }
     repeat {
-      output.append(UInt8(ascii: "0") + UInt8(rest % 10))
-      rest /= 10
-    } while rest > 0
-    output[start...].reverse()
+      output.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+      divisor /= 10
+    } while divisor > 0
   }
 
   private static func zlibCompressed(_ input: [UInt8], with compressor: DeflateCompressor) -> [UInt8]? {
