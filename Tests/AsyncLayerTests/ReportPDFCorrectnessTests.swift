@@ -144,6 +144,10 @@ struct ReportPDFCorrectnessTests {
       }
       // Cells sit in rows in tables.
       #expect(structure.contains { $0.type == "/TD" && $0.depth == 3 })
+      // The structure tree is in compressed object streams, not one plain object per element.
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: pdf))
+      #expect(bytes.range(of: Data("/Type /ObjStm".utf8)) != nil)
+      #expect(bytes.range(of: Data("/Type /StructElem".utf8)) == nil)
     }
   }
 

@@ -25,6 +25,10 @@ enum PDFCatalogUpdate {
     var figureAlternativeTexts: [String?] = []
     /// Whether every TH element gets `/Scope /Column` (header rows head the columns below them).
     var columnHeaderScope = false
+    /// Whether the structure elements go into compressed object streams (a tagged PDF): cairo
+    /// writes each one as a plain object, some 90 bytes and a 20-byte cross-reference entry per
+    /// table cell.
+    var packsStructure = false
 
     var isEmpty: Bool {
       (language ?? "").isEmpty && !figureAlternativeTexts.contains { $0 != nil } && !columnHeaderScope
@@ -37,20 +41,27 @@ enum PDFCatalogUpdate {
   }
 
   /// `data` with `additions` made; `data` itself when there is nothing to add.
+  ///
+  /// With `packsStructure` (a tagged PDF) the file is written again instead of updated, with the
+  /// structure tree compressed (``packing(_:replacing:in:)``); a file that cannot be packed gets
+  /// the incremental update.
   static func applying(_ additions: Additions, to data: Data) throws(Failure) -> Data {
-    if additions.isEmpty { return data }
-    let bytes = [UInt8](data)
-    // The trailer is in the last kilobyte cairo writes; decode only that much as text.
-    let tail = String(decoding: bytes.suffix(1024), as: UTF8.self)
-    guard let trailerStart = tail.range(of: "trailer", options: .backwards),
-      let startxref = tail.range(of: "startxref", options: .backwards),
-      let size = number(after: "/Size", in: tail[trailerStart.upperBound...]),
-      let root = number(after: "/Root", in: tail[trailerStart.upperBound...]),
-      let previous = number(after: "", in: tail[startxref.upperBound...])
-    else { throw Failure(description: "the PDF has no trailer as cairo writes it") }
-    let info = number(after: "/Info", in: tail[trailerStart.upperBound...])
-    let offsets = try crossReference(at: previous, in: bytes)
-    guard offsets.count == size else { throw Failure(description: "the cross-reference table does not cover /Size") }
+    if additions.isEmpty && !additions.packsStructure { return data }
+    let result: Result<Data, Failure> = data.withUnsafeBytes { bytes in
+      do throws(Failure) {
+        return .success(try applying(additions, to: bytes, original: data))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
+  }
+
+  private static func applying(_ additions: Additions, to bytes: UnsafeRawBufferPointer, original data: Data)
+    throws(Failure) -> Data
+  {
+    let file = try CrossReference(bytes)
+    let (size, root, offsets) = (file.size, file.root, file.offsets)
 
     var replaced: [(number: Int, dictionary: String)] = []
     if let language = additions.language, !language.isEmpty {
@@ -81,6 +92,7 @@ enum PDFCatalogUpdate {
         }
       }
     }
+    if additions.packsStructure, let packed = packing(file, replacing: replaced, in: bytes) { return packed }
     if replaced.isEmpty { return data }
     replaced.sort { $0.number < $1.number }
 
@@ -93,15 +105,47 @@ enum PDFCatalogUpdate {
     }
     let xrefOffset = output.count
     var trailer = xref + "trailer\n<< /Size \(size)\n   /Root \(root) 0 R\n"
-    if let info { trailer += "   /Info \(info) 0 R\n" }
-    trailer += "   /Prev \(previous)\n>>\nstartxref\n\(xrefOffset)\n%%EOF\n"
+    if let info = file.info { trailer += "   /Info \(info) 0 R\n" }
+    trailer += "   /Prev \(file.start)\n>>\nstartxref\n\(xrefOffset)\n%%EOF\n"
     output.append(contentsOf: Array(trailer.utf8))
     return output
   }
 
+  /// What cairo's trailer and cross-reference table say: the object count, the catalog, the
+  /// document information, the table's offset and each object's offset.
+  struct CrossReference {
+    let size: Int
+    let root: Int
+    let info: Int?
+    /// The offset of the `xref` line.
+    let start: Int
+    /// Object number -> offset of its `N 0 obj` line (0 for entry 0, the free list head).
+    let offsets: [Int]
+
+    init(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+      // The trailer is in the last kilobyte cairo writes; decode only that much as text.
+      let tail = String(decoding: bytes[max(0, bytes.count - 1024)...], as: UTF8.self)
+      guard let trailerStart = tail.range(of: "trailer", options: .backwards),
+        let startxref = tail.range(of: "startxref", options: .backwards),
+        let size = number(after: "/Size", in: tail[trailerStart.upperBound...]),
+        let root = number(after: "/Root", in: tail[trailerStart.upperBound...]),
+        let start = number(after: "", in: tail[startxref.upperBound...])
+      else { throw Failure(description: "the PDF has no trailer as cairo writes it") }
+      let offsets = try crossReference(at: start, in: bytes)
+      guard offsets.count == size, root > 0, root < size else {
+        throw Failure(description: "the cross-reference table does not cover /Size")
+      }
+      self.size = size
+      self.root = root
+      self.info = number(after: "/Info", in: tail[trailerStart.upperBound...])
+      self.start = start
+      self.offsets = offsets
+    }
+  }
+
   /// The object offsets of the cross-reference table at `offset` (cairo writes one section,
   /// `xref\n0 N\n`, of 20-byte entries); entry 0 (the free list head) is 0.
-  private static func crossReference(at offset: Int, in bytes: [UInt8]) throws(Failure) -> [Int] {
+  private static func crossReference(at offset: Int, in bytes: UnsafeRawBufferPointer) throws(Failure) -> [Int] {
     let header = Array("xref\n0 ".utf8)
     guard offset >= 0, offset + header.count < bytes.count, bytes[offset..<offset + header.count].elementsEqual(header)
     else { throw Failure(description: "startxref does not point at a cross-reference table") }
@@ -130,13 +174,13 @@ enum PDFCatalogUpdate {
     return offsets
   }
 
-  private static func digitValue(_ byte: UInt8) -> Int? {
+  static func digitValue(_ byte: UInt8) -> Int? {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
   }
 
   /// The index just past `N 0 obj\n` at `offset`, or nil when object `number` does not start there.
   /// (Read digit by digit: this runs for every object, about 24,000 in a tagged 2,000-row table.)
-  private static func bodyStart(ofObject number: Int, at offset: Int, in bytes: [UInt8]) -> Int? {
+  static func bodyStart(ofObject number: Int, at offset: Int, in bytes: UnsafeRawBufferPointer) -> Int? {
     guard offset > 0, offset < bytes.count else { return nil }
     var cursor = offset
     var value = 0
@@ -156,7 +200,9 @@ enum PDFCatalogUpdate {
   private static let structElement = Array("<< /Type /StructElem\n   /S /".utf8)
 
   /// The structure type (`Figure`, `TH`, …) of object `number` when it is a structure element.
-  private static func structureType(ofObject number: Int, at offset: Int, in bytes: [UInt8]) -> Substring? {
+  private static func structureType(ofObject number: Int, at offset: Int, in bytes: UnsafeRawBufferPointer)
+    -> Substring?
+  {
     guard let start = bodyStart(ofObject: number, at: offset, in: bytes) else { return nil }
     let prefix = structElement
     guard start + prefix.count < bytes.count, bytes[start..<start + prefix.count].elementsEqual(prefix) else {
@@ -169,7 +215,7 @@ enum PDFCatalogUpdate {
   }
 
   /// The dictionary text of object `number` (`N 0 obj\n<< … >>\nendobj`), as cairo writes it.
-  private static func dictionary(ofObject number: Int, at offset: Int, in bytes: [UInt8]) -> String? {
+  private static func dictionary(ofObject number: Int, at offset: Int, in bytes: UnsafeRawBufferPointer) -> String? {
     guard let start = bodyStart(ofObject: number, at: offset, in: bytes) else { return nil }
     let end = Array("\nendobj".utf8)
     var cursor = start
