@@ -77,29 +77,46 @@ enum TarArchive {
     bytes.prefix(limit).map { (0x20..<0x7f).contains($0) ? $0 : UInt8(ascii: "_") }
   }
 
-  private static func appendUstarHeader(name: [UInt8], size: Int, type: Character, to out: inout [UInt8]) {
+  /// The fields every header shares (mode 0644, owner 0/0, mtime 0, magic, version, device 0/0),
+  /// with the checksum field as eight spaces, as the checksum is computed.
+  private static let template: [UInt8] = {
     var header = [UInt8](repeating: 0, count: blockSize)
-    func put(_ bytes: [UInt8], at offset: Int) {
-      for (index, byte) in bytes.enumerated() { header[offset + index] = byte }
+    func put(_ text: String, at offset: Int) {
+      for (index, byte) in text.utf8.enumerated() { header[offset + index] = byte }
     }
-    func octal(_ value: Int, digits: Int) -> [UInt8] {
-      let text = String(value, radix: 8)
-      return Array((String(repeating: "0", count: max(0, digits - text.count)) + text).utf8) + [0]
+    put("0000644", at: 100)  // mode
+    put("0000000", at: 108)  // uid
+    put("0000000", at: 116)  // gid
+    put("00000000000", at: 136)  // mtime: fixed, so that the same tiles give the same bytes
+    put("        ", at: 148)  // the checksum, as spaces while summing
+    put("ustar\u{0}00", at: 257)  // magic and version
+    put("0000000", at: 329)  // devmajor
+    put("0000000", at: 337)  // devminor
+    return header
+  }()
+
+  /// One 512-byte header, written in place (no intermediate strings: a tile has two or three).
+  private static func appendUstarHeader(name: [UInt8], size: Int, type: Character, to out: inout [UInt8]) {
+    let start = out.count
+    out.append(contentsOf: template)
+    out.withUnsafeMutableBufferPointer { all in
+      let header = UnsafeMutableBufferPointer(rebasing: all[start..<start + blockSize])
+      for (index, byte) in name.prefix(100).enumerated() { header[index] = byte }
+      func octal(_ value: Int, at offset: Int, digits: Int) {
+        var rest = value
+        for position in stride(from: digits - 1, through: 0, by: -1) {
+          header[offset + position] = 0x30 + UInt8(rest & 7)
+          rest >>= 3
+        }
+        header[offset + digits] = 0
+      }
+      octal(size, at: 124, digits: 11)
+      header[156] = type.asciiValue!
+      // The checksum: the header's bytes summed with its own field taken as eight spaces.
+      var sum = 0
+      for byte in header { sum += Int(byte) }
+      octal(sum, at: 148, digits: 6)
+      header[155] = 0x20
     }
-    put(Array(name.prefix(100)), at: 0)
-    put(octal(0o644, digits: 7), at: 100)  // mode
-    put(octal(0, digits: 7), at: 108)  // uid
-    put(octal(0, digits: 7), at: 116)  // gid
-    put(octal(size, digits: 11), at: 124)
-    put(octal(0, digits: 11), at: 136)  // mtime: fixed, so that the same tiles give the same bytes
-    header[156] = type.asciiValue!
-    put(Array("ustar\u{0}00".utf8), at: 257)  // magic and version
-    put(octal(0, digits: 7), at: 329)  // devmajor
-    put(octal(0, digits: 7), at: 337)  // devminor
-    // The checksum: the header's bytes summed with its own field taken as eight spaces.
-    put([UInt8](repeating: 0x20, count: 8), at: 148)
-    let sum = header.reduce(0) { $0 + Int($1) }
-    put(octal(sum, digits: 6) + [0x20], at: 148)
-    out += header
   }
 }
