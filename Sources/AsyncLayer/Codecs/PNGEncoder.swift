@@ -144,14 +144,15 @@ public struct PNGEncoder: Sendable, Hashable {
   /// Writes signature, IHDR, the IDAT chunk around `compressedBytes` bytes already at
   /// ``idatBodyOffset``, and IEND; returns the byte count.
   static func assemble(
-    width: Int, height: Int, colorType: UInt8, compressedBytes: Int, into buffer: UnsafeMutableRawBufferPointer
+    width: Int, height: Int, colorType: UInt8, bitDepth: UInt8 = 8, compressedBytes: Int,
+    into buffer: UnsafeMutableRawBufferPointer
   ) -> Int {
     var writer = PNGChunkWriter(buffer: buffer)
     writer.append(bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
     writer.appendChunk(type: "IHDR") { writer in
       writer.append(bigEndian: UInt32(width))
       writer.append(bigEndian: UInt32(height))
-      writer.append(bytes: [8, colorType, 0, 0, 0])  // depth, colour type, deflate, filters, no interlace
+      writer.append(bytes: [bitDepth, colorType, 0, 0, 0])  // depth, colour type, deflate, filters, no interlace
     }
     writer.appendChunk(type: "IDAT") { writer in writer.offset += compressedBytes }
     writer.appendChunk(type: "IEND") { _ in }

@@ -35,6 +35,12 @@ struct BatchRunCommand: ParsableCommand {
       with --sample-font, --sample-size, --sample-fg, --sample-bg, --sample-letter-spacing draws each line's style \
       from its own random stream (seed and id): the same on any number of workers or shards; the record's \
       `sample` says what was drawn.
+
+      Output (docs/batch.md#shards-and-formats): --output webdataset writes tar files of --tiles-per-tar tiles \
+      (tiles-000000.tar, …; a shard: tiles-I-of-N-000000.tar), members <id>.png (or .jpg), <id>.txt (the label) \
+      and with --boxes <id>.json; each record names its tar and the image's offset in it; ids must have no '.'. \
+      --image-format png|jpeg and --mode rgba|gray|bilevel: png with any mode; jpeg with rgba or gray (over white; \
+      JPEG has no alpha) and --jpeg-quality 1…100 (90); bilevel is 1-bit PNG, grey level >= --threshold (128) white.
       """
   )
 
@@ -108,6 +114,33 @@ struct BatchRunCommand: ParsableCommand {
   @Flag(help: "Tight crop: each tile only as wide as its text plus the padding (--width stays the wrapping width).")
   var fitWidth = false
 
+  @Option(
+    help: ArgumentHelp(
+      "files: one <id>.png per tile; webdataset: tar files of --tiles-per-tar tiles (<id>.png, <id>.txt, <id>.json).",
+      valueName: "files|webdataset"))
+  var output: BatchOutputKind = .files
+
+  @Option(help: ArgumentHelp("Tiles per tar file with --output webdataset, 1…1000000 (default 1000).", valueName: "N"))
+  var tilesPerTar: Int?
+
+  @Option(help: ArgumentHelp("Tile image format: png, or jpeg (no alpha: over white).", valueName: "png|jpeg"))
+  var imageFormat: TileImageEncoder.Format = .png
+
+  @Option(
+    help: ArgumentHelp(
+      "rgba: as drawn (the PNG encoder picks the smallest exact colour type); gray: 8-bit grey over white; "
+        + "bilevel: 1-bit PNG (not with jpeg).", valueName: "rgba|gray|bilevel"))
+  var mode: TileImageEncoder.Mode = .rgba
+
+  @Option(help: ArgumentHelp("JPEG quality, 1…100 (default 90; --image-format jpeg only).", valueName: "Q"))
+  var jpegQuality: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "Bilevel threshold, 0…256: a grey level at or above it is white (default 128; --mode bilevel only).",
+      valueName: "LEVEL"))
+  var threshold: Int?
+
   @OptionGroup(title: "Seeded sampling") var sampling: SamplingOptions
 
   @OptionGroup var options: TextOptions
@@ -129,6 +162,17 @@ struct BatchRunCommand: ParsableCommand {
       throw ValidationError(
         "--labels-format must be one of \(BatchLabels.Format.allCases.map(\.rawValue).joined(separator: ", "))")
     }
+    if let problem = TileImageEncoder.problem(
+      format: imageFormat, mode: mode, quality: jpegQuality, threshold: threshold)
+    {
+      throw ValidationError(problem)
+    }
+    if let tilesPerTar {
+      guard output == .webdataset else { throw ValidationError("--tiles-per-tar is for --output webdataset") }
+      guard BatchOutputKind.tilesPerTarRange.contains(tilesPerTar) else {
+        throw ValidationError("--tiles-per-tar must be 1…1000000 (got \(tilesPerTar))")
+      }
+    }
     _ = try sampling.sampler()
   }
 
@@ -144,7 +188,13 @@ struct BatchRunCommand: ParsableCommand {
     var configuration = BatchConfiguration(
       input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
-    configuration.writeThread = writeThread.isUsed(workers: workers)
+    // Tar files are written by the commit step, in input order, in 1 MiB writes: nothing for a
+    // writer thread to take over.
+    configuration.writeThread = output == .files && writeThread.isUsed(workers: workers)
+    configuration.output = output
+    configuration.tilesPerTar = tilesPerTar ?? 1000
+    configuration.encoder = TileImageEncoder(
+      format: imageFormat, mode: mode, quality: jpegQuality ?? 90, threshold: threshold ?? 128)
     configuration.maxFailures = failFast ? .count(1) : maxFailures
     configuration.resume = resume
     configuration.maxLineBytes = maxLineBytes

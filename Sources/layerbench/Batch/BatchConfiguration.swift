@@ -20,7 +20,11 @@ struct BatchConfiguration: Sendable {
   var killAfter: Int?
   /// Seconds between progress lines when standard error is not a terminal (0: none).
   var progressInterval: Double = 10
-  var encoder = PNGEncoder()
+  /// Image format and mode (`--image-format`, `--mode`).
+  var encoder = TileImageEncoder()
+  /// One file per tile, or WebDataset tar files of `tilesPerTar` tiles (`--output`, `--tiles-per-tar`).
+  var output = BatchOutputKind.files
+  var tilesPerTar = 1000
   /// Whether the run keeps a manifest (and so can resume); `render --file` writes only the PNGs.
   var writesManifest = true
   /// Whether each tile gets a boxes sidecar, `<id>.json` (`--boxes`, `BatchBoxes`).
@@ -37,5 +41,7 @@ struct BatchConfiguration: Sendable {
 
   var manifestName: String { shard?.manifestName ?? "manifest.jsonl" }
   /// Names this run's temporary files apart from other shards' writing into the same directory.
+  /// The tar files' names before `-000000.tar`: `tiles`, or for a shard `tiles-3-of-16`.
+  var tarPrefix: String { shard.map { "tiles-\($0.index)-of-\($0.count)" } ?? "tiles" }
   var temporaryTag: String { shard.map { "s\($0.index)of\($0.count)" } ?? "all" }
 }

@@ -10,6 +10,9 @@ extension BatchEngine {
     var record: ManifestRecord
     var line: Data
     var reused: Bool
+    /// With `--output webdataset`: the tile's members, for the tar writer (the line is then encoded
+    /// at commit, once the record has its place in the tar).
+    var payload: TarShardWriter.Payload? = nil
   }
 
   /// What the commit step keeps between calls, under `commitState`.
@@ -23,6 +26,10 @@ extension BatchEngine {
     var unwritten = Data()
     /// When the oldest unwritten line was committed (uptime nanoseconds).
     var unwrittenSince: UInt64 = 0
+    /// With `--output webdataset`: the tar writer, and the manifest lines of the tar being filled,
+    /// which wait for its rename (a record in the manifest always names a whole tar file).
+    var tars: TarShardWriter?
+    var heldLines = Data()
   }
 
   /// Manifest lines are written once this many bytes wait...
@@ -37,16 +44,39 @@ extension BatchEngine {
     commit(Committed(record: record, line: line, reused: reused), sequence: sequence)
   }
 
+  /// Hands a tile for a tar file to the commit step (`--output webdataset`).
+  func finish(_ record: ManifestRecord, payload: TarShardWriter.Payload, reused: Bool, sequence: Int) {
+    commit(Committed(record: record, line: Data(), reused: reused, payload: payload), sequence: sequence)
+  }
+
   /// Appends records to the manifest in input order, as soon as every earlier one is there, in
   /// writes of up to `manifestFlushBytes` or `manifestFlushNanoseconds` worth of records.
   private func commit(_ finished: Committed, sequence: Int) {
     commitState.withLock { state in
       state.pending[sequence] = finished
       var killAt: Int?
-      while let ready = state.pending.removeValue(forKey: state.next) {
+      while var ready = state.pending.removeValue(forKey: state.next) {
         state.next += 1
         if state.unwritten.isEmpty { state.unwrittenSince = DispatchTime.now().uptimeNanoseconds }
-        state.unwritten.append(ready.line)
+        if let tars = state.tars {
+          var completed = false
+          if let payload = ready.payload, ready.record.error == nil, state.writeError == nil {
+            do {
+              completed = try tars.append(&ready.record, payload)
+            } catch {
+              state.writeError = "\(error)"
+              counters.stop.store(true, ordering: .relaxed)
+            }
+          }
+          if ready.payload != nil, configuration.writesManifest { ready.line = ready.record.jsonLine() }
+          state.heldLines.append(ready.line)
+          if completed || !tars.isOpen {
+            state.unwritten.append(state.heldLines)
+            state.heldLines.removeAll(keepingCapacity: true)
+          }
+        } else {
+          state.unwritten.append(ready.line)
+        }
         let record = ready.record
         if let error = record.error {
           counters.failures.add(1, ordering: .relaxed)
@@ -77,6 +107,24 @@ extension BatchEngine {
         || DispatchTime.now().uptimeNanoseconds - state.unwrittenSince >= Self.manifestFlushNanoseconds
       if isDue || killAt != nil { writeUnwritten(&state) }
       if killAt != nil { kill(getpid(), SIGKILL) }
+    }
+  }
+
+  /// Closes the last tar file (a partial one at the end of the input or on Ctrl-C) and releases its
+  /// records to the manifest.
+  func finishTars() {
+    commitState.withLock { state in
+      guard let tars = state.tars else { return }
+      if state.writeError == nil {
+        do {
+          try tars.closeTar()
+        } catch {
+          state.writeError = "\(error)"
+          return
+        }
+        state.unwritten.append(state.heldLines)
+      }
+      state.heldLines.removeAll()
     }
   }
 

@@ -53,8 +53,8 @@ extension BatchEngine {
     _ previous: ManifestRecord, as record: ManifestRecord, file: String, content: TextContent,
     in directory: OutputDirectory
   ) -> Bool {
-    guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
-      let bytes = previous.bytes, let data = directory.contents(of: file, expectedSize: bytes)
+    guard previous.succeeded, previous.tar == nil, previous.id == record.id, previous.input == record.input,
+      previous.file == file, let bytes = previous.bytes, let data = directory.contents(of: file, expectedSize: bytes)
     else { return false }
     // A markup tile recorded before records had their text: render it again for its label.
     if previous.text == nil, case .markup = content { return false }
@@ -65,6 +65,33 @@ extension BatchEngine {
       else { return false }
     }
     return SHA256.hex(data) == previous.sha256
+  }
+
+  /// The previous run's tile when its record still describes its members in its tar file
+  /// (`--output webdataset`): their bytes, checked against the recorded sizes and SHA-256, for the
+  /// tar writer, which keeps the file when every tile is in its place, or copies them into a new one.
+  func reusableMember(
+    _ previous: ManifestRecord, as record: ManifestRecord, file: String, content: TextContent,
+    in directory: OutputDirectory
+  ) -> TarShardWriter.Payload? {
+    guard previous.succeeded, previous.id == record.id, previous.input == record.input, previous.file == file,
+      let tar = previous.tar, let offset = previous.offset, let bytes = previous.bytes, bytes >= 0,
+      offset >= 0, offset <= Int.max - bytes,
+      let image = directory.contents(of: tar, range: offset..<offset + bytes), SHA256.hex(image) == previous.sha256
+    else { return nil }
+    if previous.text == nil, case .markup = content { return nil }
+    var payload = TarShardWriter.Payload(image: image, previousTar: tar, previousOffset: offset)
+    if configuration.boxes {
+      guard previous.boxes == record.id.map({ $0 + ".json" }), let boxesOffset = previous.boxesOffset,
+        let boxesBytes = previous.boxesBytes, boxesBytes >= 0, boxesOffset >= 0, boxesOffset <= Int.max - boxesBytes,
+        let boxes = directory.contents(of: tar, range: boxesOffset..<boxesOffset + boxesBytes),
+        SHA256.hex(boxes) == previous.boxesSha256
+      else { return nil }
+      payload.sidecar = boxes
+    } else if previous.boxes != nil {
+      return nil
+    }
+    return payload
   }
 
   /// A kept record with its text: a record from before records had their text takes it from the

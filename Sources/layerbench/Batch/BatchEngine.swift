@@ -51,6 +51,8 @@ final class BatchEngine: Sendable {
   private enum Outcome {
     case finished(ManifestRecord, reused: Bool)
     case encoded(Encoded)
+    /// A tile for a tar file (`--output webdataset`), its record complete but for its place there.
+    case member(ManifestRecord, TarShardWriter.Payload, reused: Bool)
   }
 
   private let feed = ThreadSanitizedMutex(Feed())
@@ -67,6 +69,7 @@ final class BatchEngine: Sendable {
     if configuration.boxes { fingerprint += "\u{1e}boxes" }
     if configuration.fitsWidth { fingerprint += "\u{1e}fit" }
     if let sampler = configuration.sampler { fingerprint += "\u{1e}" + sampler.fingerprint }
+    fingerprint += configuration.encoder.fingerprint
     self.fingerprint = Data(fingerprint.utf8)
     windowSlots = DispatchSemaphore(value: configuration.window)
   }
@@ -86,6 +89,12 @@ final class BatchEngine: Sendable {
     defer { withExtendedLifetime(lock) {} }
     let directory = try OutputDirectory(path: config.outDir, temporaryTag: config.temporaryTag)
     let staleTemporaryFiles = directory.removeTemporaryFiles()
+    if config.output == .webdataset {
+      // Made inside the lock that keeps it (it is not Sendable: the commit step uses it under the lock).
+      commitState.withLock {
+        $0.tars = TarShardWriter(directory: directory, prefix: config.tarPrefix, tilesPerTar: config.tilesPerTar)
+      }
+    }
     let inputSize = (try? FileManager.default.attributesOfItem(atPath: config.input)[.size] as? Int) ?? 0
     // The readers are made inside the lock that keeps them (they are not Sendable).
     try feed.withLock { feed in
@@ -136,6 +145,7 @@ final class BatchEngine: Sendable {
       closeWriteQueue()
       writerFinished.wait()
     }
+    finishTars()
     flushManifest()
     progress.stop()
     let (blankLines, inputLines, readError) = feed.withLock { feed in
@@ -144,7 +154,7 @@ final class BatchEngine: Sendable {
       return read
     }
 
-    let state = commitState.withLock { $0 }
+    let state = commitState.withLock { (firstError: $0.firstError, writeError: $0.writeError) }
     var summary = BatchSummary()
     summary.records = counters.records.load(ordering: .relaxed)
     summary.rendered = counters.rendered.load(ordering: .relaxed)
@@ -246,6 +256,8 @@ final class BatchEngine: Sendable {
         enqueueForWriting(encoded)
       case .encoded(let encoded):
         finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
+      case .member(let record, let payload, let reused):
+        finish(record, payload: payload, reused: reused, sequence: job.sequence)
       }
     }
   }
@@ -271,11 +283,23 @@ final class BatchEngine: Sendable {
       if let sampler = configuration.sampler {
         record.sample = try sampler.apply(to: &spec.tile, id: spec.id, text: spec.tile.content.source)
       }
-      let file = spec.id + ".png"
-      if let previous = job.previous,
-        isReusable(previous, as: record, file: file, content: spec.tile.content, in: directory)
-      {
-        return .finished(Self.labelled(previous, content: spec.tile.content), reused: true)
+      let file = spec.id + "." + configuration.encoder.fileExtension
+      let toTar = configuration.output == .webdataset
+      if toTar, spec.id.utf8.contains(UInt8(ascii: ".")) {
+        throw TileSpecError(
+          id: spec.id,
+          description:
+            "id '\(spec.id)' has a '.': WebDataset readers split a member's name at its first dot into key and "
+            + "extension, so --output webdataset needs ids without dots")
+      }
+      if let previous = job.previous {
+        if toTar {
+          if let payload = reusableMember(previous, as: record, file: file, content: spec.tile.content, in: directory) {
+            return .member(Self.labelled(previous, content: spec.tile.content), payload, reused: true)
+          }
+        } else if isReusable(previous, as: record, file: file, content: spec.tile.content, in: directory) {
+          return .finished(Self.labelled(previous, content: spec.tile.content), reused: true)
+        }
       }
       spec.tile.collectsText = true
       spec.tile.collectsBoxes = configuration.boxes
@@ -289,6 +313,24 @@ final class BatchEngine: Sendable {
           boxes: boxes)
       }
       let png = try configuration.encoder.encode(rendered.image)
+      if toTar {
+        // The checksums here, on the worker: the commit step only places the members.
+        let payload = TarShardWriter.Payload(image: png, sidecar: record.sidecar)
+        if let sidecar = record.sidecar {
+          record.boxesBytes = sidecar.count
+          record.boxesSha256 = SHA256.hex(sidecar)
+          record.sidecar = nil
+        }
+        record.file = file
+        record.width = rendered.image.pixelWidth
+        record.height = rendered.image.pixelHeight
+        record.lines = rendered.lineCount
+        record.unknownGlyphs = rendered.unknownGlyphCount
+        record.bytes = png.count
+        record.sha256 = SHA256.hex(png)
+        record.ms = Self.milliseconds(DispatchTime.now().uptimeNanoseconds - start)
+        return .member(record, payload, reused: false)
+      }
       return .encoded(
         Encoded(
           sequence: job.sequence, record: record, file: file, png: png, width: rendered.image.pixelWidth,

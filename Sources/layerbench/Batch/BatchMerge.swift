@@ -166,6 +166,23 @@ struct BatchMerger {
       if let id = record.id, record.error == nil, !ids.insert(id).inserted { problem("id \(id) appears twice") }
       if record.error != nil {
         failures += 1
+      } else if let tar = record.tar {
+        // A WebDataset tile: its image member, and its boxes member, at their recorded offsets.
+        let path = (directory as NSString).appendingPathComponent(tar)
+        if verify {
+          func member(_ offset: Int?, _ bytes: Int?, _ sha: String?, _ what: String) {
+            guard let offset, let bytes, offset >= 0, bytes >= 0, offset <= Int.max - bytes,
+              let data = Self.read(path, range: offset..<offset + bytes)
+            else { return problem("\(what) (line \(record.line)) is missing from \(tar)") }
+            if SHA256.hex(data) != sha {
+              problem("\(what) (line \(record.line)) in \(tar) does not match its checksum")
+            }
+          }
+          member(record.offset, record.bytes, record.sha256, record.file ?? "the image")
+          if let boxes = record.boxes { member(record.boxesOffset, record.boxesBytes, record.boxesSha256, boxes) }
+        } else if !BatchFiles.exists(path) {
+          problem("\(tar) (line \(record.line)) is missing")
+        }
       } else if let file = record.file, let sha = record.sha256 {
         let path = (directory as NSString).appendingPathComponent(file)
         if verify {
@@ -182,7 +199,7 @@ struct BatchMerger {
       } else {
         problem("line \(record.line): incomplete record")
       }
-      if record.error == nil, let boxes = record.boxes {
+      if record.error == nil, record.tar == nil, let boxes = record.boxes {
         let path = (directory as NSString).appendingPathComponent(boxes)
         if verify {
           let data = FileManager.default.contents(atPath: path)
@@ -232,5 +249,15 @@ struct BatchMerger {
     }
     guard rename(temporary, target) == 0 else { throw BatchError("\(target): cannot rename into place") }
     return Outcome(parts: count, records: records, failures: failures, path: target)
+  }
+
+  /// `range` of the file at `path`, or nil when it is missing or shorter.
+  static func read(_ path: String, range: Range<Int>) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard (try? handle.seek(toOffset: UInt64(range.lowerBound))) != nil,
+      let data = try? handle.read(upToCount: range.count), data.count == range.count
+    else { return nil }
+    return data
   }
 }

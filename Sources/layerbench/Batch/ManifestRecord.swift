@@ -27,12 +27,17 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   var boxesSha256: String?
   /// What seeded sampling chose for the tile, as a JSON object (keys sorted), or nil.
   var sample: SampleRecord?
+  /// With `--output webdataset`: the tar file holding the tile, and where the image's data (`file`
+  /// is then its member's name) and the boxes member's data start in it, in bytes.
+  var tar: String?
+  var offset: Int?
+  var boxesOffset: Int?
   /// The encoded boxes on their way to the writer (never in the manifest itself).
   var sidecar: Data?
 
   private enum CodingKeys: String, CodingKey {
     case line, id, file, width, height, lines, unknownGlyphs, bytes, sha256, ms, input, error, text, boxes, boxesBytes
-    case boxesSha256, sample
+    case boxesSha256, sample, tar, offset, boxesOffset
   }
 
   var succeeded: Bool { error == nil && file != nil && sha256 != nil && bytes != nil }
@@ -61,6 +66,7 @@ struct ManifestRecord: Codable, Sendable, Equatable {
     }
     string("boxes", boxes)
     int("boxesBytes", boxesBytes)
+    int("boxesOffset", boxesOffset)
     string("boxesSha256", boxesSha256)
     int("bytes", bytes)
     string("error", error)
@@ -74,11 +80,13 @@ struct ManifestRecord: Codable, Sendable, Equatable {
       key("ms")
       out.append(contentsOf: "\(ms)".utf8)
     }
+    int("offset", offset)
     if let sample {
       key("sample")
       sample.appendJSON(to: &out)
     }
     string("sha256", sha256)
+    string("tar", tar)
     string("text", text)
     int("unknownGlyphs", unknownGlyphs)
     int("width", width)

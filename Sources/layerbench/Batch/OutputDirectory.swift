@@ -111,4 +111,29 @@ final class OutputDirectory: Sendable {
     }
     return complete ? data : nil
   }
+
+  /// `range` of the regular file `name` (a member of a tar file), or nil when the file is missing,
+  /// not regular, or shorter.
+  func contents(of name: String, range: Range<Int>) -> Data? {
+    guard range.lowerBound >= 0, range.count < 1 << 31 else { return nil }
+    let fd = openat(descriptor, name, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) >= range.upperBound else {
+      return nil
+    }
+    var data = Data(count: range.count)
+    let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+      var offset = 0
+      while offset < range.count {
+        let count = pread(fd, buffer.baseAddress! + offset, range.count - offset, off_t(range.lowerBound + offset))
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { return false }
+        offset += count
+      }
+      return true
+    }
+    return complete ? data : nil
+  }
 }
