@@ -5,7 +5,9 @@
 #   wrk's requests (its own count), draws completed (the server's /metrics), the server's CPU seconds by
 #   `perf stat -e task-clock` (exact, all threads), its context switches, and the CPU by thread kind
 #   from /proc (bench/server/threadcpu.py), so CPU per request is per wrk request AND per draw.
-# Usage: VARIANTS='base:;nio:--executor nio' bench/server/ab.sh   (REPEATS=3 DURATION=5 CONNECTIONS=64)
+# Usage: VARIANTS='base:;nio:--executor nio' bench/server/ab.sh   (REPEATS=3 DURATION=5 CONNECTIONS=64;
+#        SCRIPT=bench/server/mixed.lua: wrk's requests from that script instead of the throughput tile;
+#        a variant's flags that start with @PATH run the binary at PATH instead of SERVER: 'old:@/tmp/server --no-cancel')
 # Prints one line per run and the medians per variant; SERVER=… and LAYERBENCH=… name the binaries
 # (release builds, not built here).
 set -euo pipefail
@@ -27,13 +29,22 @@ trap cleanup EXIT
 TEXT="The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."
 QTEXT=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$TEXT")
 TILE_PATH="/tile.png?text=$QTEXT&font=Sans%2014&width=375&scale=2&padding=8"
-echo "# $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), wrk -t1 -c$CONNECTIONS ${DURATION}s, $QUEUES queues"
+SCRIPT=${SCRIPT:-}
+WRK_ARGS=()
+[ -n "$SCRIPT" ] && WRK_ARGS=(-s "$SCRIPT") && TILE_PATH=""
+echo "# $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), wrk -t1 -c$CONNECTIONS ${DURATION}s ${SCRIPT:-(throughput tile)}, $QUEUES queues"
 echo "# uptime: $(uptime)"
 
 start_server() {
+  local binary=$SERVER flags=$1
+  if [ "${flags#@}" != "$flags" ]; then
+    binary=${flags%% *}
+    binary=${binary#@}
+    flags=$([ "${flags#* }" = "$flags" ] && echo "" || echo "${flags#* }")
+  fi
   : >"$WORK/server.log"
   # shellcheck disable=SC2086  # the variant's flags are words
-  "$SERVER" --port 0 --queues "$QUEUES" $1 >"$WORK/server.log" 2>&1 &
+  "$binary" --port 0 --queues "$QUEUES" $flags >"$WORK/server.log" 2>&1 &
   SERVER_PID=$!
   PORT=""
   for _ in $(seq 1 300); do
@@ -59,14 +70,14 @@ for round in $(seq 1 "$REPEATS"); do
     flags=${variant#*:}
     start_server "$flags"
     # Warm: fonts, glyph caches, connections' first requests.
-    wrk -t1 -c"$CONNECTIONS" -d1s "$URL$TILE_PATH" >/dev/null
+    wrk -t1 -c"$CONNECTIONS" -d1s "${WRK_ARGS[@]}" "$URL$TILE_PATH" >/dev/null
     load=$(awk '{print $1}' /proc/loadavg)
     d0=$(completed)
     python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu0.json"
     perf stat -x, -e task-clock,context-switches -p "$SERVER_PID" -o "$WORK/perf.txt" &
     PERF=$!
     /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" \
-      wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency --timeout 10s "$URL$TILE_PATH" >"$WORK/wrk.txt"
+      wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency --timeout 10s "${WRK_ARGS[@]}" "$URL$TILE_PATH" >"$WORK/wrk.txt"
     kill -INT $PERF
     wait $PERF || true
     python3 bench/server/threadcpu.py snap "$SERVER_PID" "$WORK/cpu1.json"
