@@ -63,9 +63,9 @@ struct ServerCommand: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Where Swift concurrency runs the handlers: nio (on NIO's event loops, no hop to a separate thread pool) or swift (Swift's own cooperative pool).",
+      "Where Swift concurrency runs the handlers: swift (Swift's own cooperative pool) or nio (NIO's event loops take over Swift's global executor: no hop between the two; a third fewer context switches per tile, the same CPU in this project's runs, see docs/server.md).",
       valueName: "nio|swift"))
-  var executor: GlobalExecutor = .nio
+  var executor: GlobalExecutor = .swift
 
   @Option(
     name: .customLong("malloc-mmap-threshold"),
