@@ -1,5 +1,9 @@
 #include "CMallocTuning.h"
 
+// <stdlib.h> first: it defines __GLIBC__ (through <features.h>) on glibc; tested before any include,
+// the macro is undefined and every call would do nothing.
+#include <stdlib.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 
