@@ -44,19 +44,25 @@ let package = Package(
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),
+    // glibc's mallopt (<malloc.h> is not in Swift's Glibc module), for the executable only.
+    .target(name: "CMallocTuning"),
     .executableTarget(
       name: "asynclayer-server",
       dependencies: [
         "TileServer",
+        "CMallocTuning",
         .product(name: "AsyncLayer", package: rootIdentity),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ],
       swiftSettings: swiftSettings
     ),
@@ -70,6 +76,7 @@ let package = Package(
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),

@@ -5,7 +5,8 @@
 #         400s, 5 ms-deadline requests) plus a curl loop whose every request gives up after 0.2 s mid-draw
 #         (a client hang-up that cancels a running draw)
 #   samples: VmRSS and VmHWM of the server every $EVERY s
-# Usage: bench/server-rss.sh   (MINUTES=10 CONNECTIONS=3 EVERY=10 by default; it loads the machine)
+# Usage: bench/server-rss.sh   (MINUTES=10 CONNECTIONS=3 EVERY=10 by default; it loads the machine;
+#        SERVER_FLAGS='--malloc-mmap-threshold 0' passes flags to the server, OUT=dir writes elsewhere)
 # The hanging-up request (24,300 bytes of text, 3000 × 3944 px) stays under the server's text and memory caps: it is drawn, not refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,9 +33,10 @@ if [ "$SERVER" = Server/.build/release/asynclayer-server ]; then
   [ -d .build/pkgconfig-shadow ] && PKG=(--pkg-config-path "$PWD/.build/pkgconfig-shadow")
   (cd Server && swift build "${PKG[@]}" -c release --product asynclayer-server >/dev/null)
 fi
-MACHINE="$(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
+MACHINE="$(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), server flags '${SERVER_FLAGS:-}'"
 
-"$SERVER" --port 0 --queues "$QUEUES" >"$WORK/server.log" 2>&1 &
+# shellcheck disable=SC2086  # the flags are words
+"$SERVER" --port 0 --queues "$QUEUES" ${SERVER_FLAGS:-} >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 300); do
@@ -87,7 +89,7 @@ kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 SERVER_PID=""
 hangups=$(wc -l <"$WORK/hangups" 2>/dev/null || echo 0)
-python3 - "$samples" "$WORK/mixed.txt" "$WORK/metrics.txt" "$MACHINE" "$MINUTES" "$CONNECTIONS" "$EVERY" "$hangups" >"$OUT/rss.txt" <<'PY'
+python3 - "$samples" "$WORK/mixed.txt" "$WORK/metrics.txt" "$MACHINE" "$MINUTES" "$CONNECTIONS" "$EVERY" "$hangups" "$samples" >"$OUT/rss.txt" <<'PY'
 import sys
 samples, wrkfile, metricsfile, machine, minutes, connections, every, hangups = sys.argv[1:9]
 rows = [[float(x) for x in line.split()] for line in open(samples) if not line.startswith("#")]
@@ -114,6 +116,6 @@ print("wrk:")
 print(open(wrkfile).read())
 print("metrics at the end:")
 print(open(metricsfile).read())
-print(f"samples (seconds, VmRSS KiB, VmHWM KiB, load): bench/results/server/rss-samples.txt")
+print(f"samples (seconds, VmRSS KiB, VmHWM KiB, load): {sys.argv[9]}")
 PY
 cat "$OUT/rss.txt"

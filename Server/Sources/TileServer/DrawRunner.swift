@@ -24,27 +24,28 @@ public struct DrawRunner: Sendable {
 
   /// Runs `work` on the pool, its CPU time counted as undelivered unless it returns in time; the
   /// deadline or `hangUp` (the client's connection closing) cancels it.
+  ///
+  /// With cancellation, the pool's observer counts what a run cancelled while running, or failed,
+  /// cost (``ServerMetrics/record(_:)``, from the pool's own CPU reading): no second reading here,
+  /// where each costs a system call (`CLOCK_THREAD_CPUTIME_ID` has no vDSO path) on every draw.
   func draw<T: Sendable>(
     deadline: Duration, hangUp: ConnectionHangUp? = nil,
     _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
   ) async throws -> T {
+    if cancellation { return try await cancellableRun(deadline: deadline, hangUp: hangUp, work) }
+    // Without cancellation nothing stops the work, and a result past the deadline is thrown away:
+    // its CPU, which the pool counts as completed, is measured here.
     let cpu = Atomic<Int64>(0)
     let pool = pool
-    // Thread CPU time of the work, whether it finishes, throws or is cancelled part-way.
-    let measured: @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T = { isCancelled in
-      let start = Self.threadCPUNanoseconds()
-      defer { cpu.add(Self.threadCPUNanoseconds() - start, ordering: .relaxed) }
-      let value = try work(isCancelled)
-      // A synchronous render stopped part-way may return what it drew: never hand that out.
-      if isCancelled() { throw CancellationError() }
-      return value
-    }
     do {
-      guard cancellation else {
-        return try await within(deadline) { try await pool.run { _ in try measured({ false }) } }
+      return try await within(deadline) {
+        try await pool.run { _ in
+          let start = Self.threadCPUNanoseconds()
+          defer { cpu.add(Self.threadCPUNanoseconds() - start, ordering: .relaxed) }
+          return try work({ false })
+        }
       }
-      return try await cancellableRun(deadline: deadline, hangUp: hangUp, measured)
-    } catch {
+    } catch let error as DeadlineExceeded {
       metrics.recordUndelivered(cpuSeconds: Double(cpu.load(ordering: .relaxed)) / 1e9)
       throw error
     }

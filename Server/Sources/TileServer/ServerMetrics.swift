@@ -71,7 +71,8 @@ public final class ServerMetrics: Sendable {
     queueDepth.record(0)
   }
 
-  /// Counts one run of the draw pool (its `onRunEnded` observer).
+  /// Counts one run of the draw pool (its `onRunEnded` observer). The CPU of a run that was
+  /// cancelled or failed is undelivered too: nobody got its image.
   public func record(_ run: PoolRunRecord) {
     let seconds = Double(run.cpuTime.components.seconds) + Double(run.cpuTime.components.attoseconds) * 1e-18
     switch run.outcome {
@@ -81,16 +82,20 @@ public final class ServerMetrics: Sendable {
     case .cancelledWhileQueued:
       drawsCancelledQueued.increment()
       cpuCancelled.increment(by: seconds)
+      recordUndelivered(cpuSeconds: seconds)
     case .cancelledWhileRunning:
       drawsCancelledRunning.increment()
       cpuCancelled.increment(by: seconds)
+      recordUndelivered(cpuSeconds: seconds)
     case .failed:
       drawsFailed.increment()
       cpuCompleted.increment(by: seconds)
+      recordUndelivered(cpuSeconds: seconds)
     }
   }
 
-  /// CPU a draw spent for a request that got no image: cancelled, or finished after its deadline.
+  /// CPU a draw spent for a request that got no image: cancelled or failed (from ``record(_:)``),
+  /// or, without cancellation, finished after its deadline (from ``DrawRunner``).
   func recordUndelivered(cpuSeconds: Double) {
     if cpuSeconds > 0 { cpuUndelivered.increment(by: cpuSeconds) }
   }

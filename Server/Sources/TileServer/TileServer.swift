@@ -3,6 +3,7 @@ import CoreMetrics
 import Foundation
 import HTTPTypes
 public import Hummingbird
+import Logging
 import NIOCore
 
 /// The tile and report server: its pool, its metrics and its routes.
@@ -97,7 +98,21 @@ public final class TileServer: Sendable {
         configuration: .init(additionalChannelHandlers: watch ? [HangUpHandler(registry: connections)] : [])),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "asynclayer-server"),
-      onServerRunning: onServerRunning)
+      onServerRunning: onServerRunning,
+      logger: Self.logger())
+  }
+
+  /// Hummingbird's default logger (standard error, `LOG_LEVEL` from the environment) with metadata
+  /// formatted only when something is logged: Hummingbird sets a request id on every request's logger
+  /// (see ``LazyMetadataLogHandler``).
+  static func logger() -> Logger {
+    var logger = Logger(label: "asynclayer-server") {
+      LazyMetadataLogHandler(StreamLogHandler.standardError(label: $0))
+    }
+    if let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
+      logger.logLevel = level
+    }
+    return logger
   }
 
   // MARK: Drawing
