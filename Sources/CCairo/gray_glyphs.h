@@ -81,15 +81,27 @@ static inline void asynclayer_a8_add(uint8_t *dest, ptrdiff_t dest_stride, const
 }
 
 /// One glyph image placed at (x, y) (its top-left pixel), composited with `op` (0 OVER, 1 ADD)
-/// into `dest` (`dest_stride` apart) inside the box [x1, x2) × [y1, y2).
-static inline void asynclayer_a8_glyph(uint8_t *dest, ptrdiff_t dest_stride, int32_t x1, int32_t y1, int32_t x2,
-                                       int32_t y2, const uint8_t *glyph, ptrdiff_t glyph_stride, int32_t width,
-                                       int32_t height, int32_t x, int32_t y, int op) {
+/// into `dest` (`dest_stride` apart, `dest_end` just past its last byte) inside the box
+/// [x1, x2) × [y1, y2).
+///
+/// A glyph image whose stride is a multiple of 16 has zeros past its width (GlyphCacheGeneration
+/// pads it so), and coverage 0 leaves a byte as it is under both operators: an image that is not
+/// cut on either side is composited stride-wide, 16 bytes at a time with no scalar tail, when those
+/// bytes lie inside the destination (past the row's end they are the next row's, rewritten as they
+/// are).
+static inline void asynclayer_a8_glyph(uint8_t *dest, ptrdiff_t dest_stride, const uint8_t *dest_end, int32_t x1,
+                                       int32_t y1, int32_t x2, int32_t y2, const uint8_t *glyph,
+                                       ptrdiff_t glyph_stride, int32_t width, int32_t height, int32_t x, int32_t y,
+                                       int op) {
   int32_t left = x > x1 ? x : x1, top = y > y1 ? y : y1;
   int32_t right = x + width < x2 ? x + width : x2, bottom = y + height < y2 ? y + height : y2;
   if (left >= right || top >= bottom) return;
   uint8_t *d = dest + (ptrdiff_t)top * dest_stride + left;
   const uint8_t *m = glyph + (ptrdiff_t)(top - y) * glyph_stride + (left - x);
+  if (left == x && right == x + width && glyph_stride % 16 == 0 &&
+      d + (ptrdiff_t)(bottom - top - 1) * dest_stride + glyph_stride <= dest_end) {
+    right = left + (int32_t)glyph_stride;
+  }
   if (op == 0)
     asynclayer_a8_over(d, dest_stride, m, glyph_stride, right - left, bottom - top);
   else

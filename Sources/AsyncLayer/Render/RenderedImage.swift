@@ -1,7 +1,8 @@
 /// An immutable bitmap: what a render produces and what a layer shows.
 ///
 /// Pixels are premultiplied ARGB32 in native byte order, row by row with no padding — the layout
-/// cairo draws into, so a render hands its buffer over without a copy. It is `Sendable` and can
+/// cairo draws into, so a render hands its buffer over without a copy. (A text tile of black or
+/// white text on gray keeps one byte per pixel and makes the ARGB32 values on first use.) It is `Sendable` and can
 /// cross from the draw queue to the loop freely.
 ///
 /// ```swift

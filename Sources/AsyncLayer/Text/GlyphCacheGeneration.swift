@@ -49,14 +49,22 @@ final class GlyphCacheGeneration {
     }
     guard let glyph else { return nil }
     // A copy of our own for the A8 mode (pixman's is out of reach), counted with the images.
-    let byteCount = image.stride * image.height
+    // Rows padded with zeros to a multiple of 16 bytes: asynclayer_a8_glyph then composites whole
+    // 16-byte blocks (coverage 0 changes nothing).
+    let stride = (image.width + 15) & ~15
+    let byteCount = stride * image.height
     let bits = UnsafeMutableRawPointer.allocate(byteCount: max(1, byteCount), alignment: 16)
-    image.alpha.withUnsafeBytes { bits.copyMemory(from: $0.baseAddress!, byteCount: byteCount) }
+    bits.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+    image.alpha.withUnsafeBytes { alpha in
+      for row in 0..<image.height {
+        (bits + row * stride).copyMemory(from: alpha.baseAddress! + row * image.stride, byteCount: image.width)
+      }
+    }
     maskBits.append(bits)
     glyphCount += 1
     imageBytes += 2 * byteCount
     let mask = GlyphMask(
-      bits: UnsafePointer(bits.assumingMemoryBound(to: UInt8.self)), stride: Int32(image.stride),
+      bits: UnsafePointer(bits.assumingMemoryBound(to: UInt8.self)), stride: Int32(stride),
       width: Int32(image.width), height: Int32(image.height), originX: Int32(image.originX),
       originY: Int32(image.originY))
     return (glyph, mask)

@@ -328,28 +328,32 @@ final class GlyphCompositor {
   /// the run's box first, as `pixman_composite_glyphs` does.
   private func compositeA8(_ run: PlannedRun, into bytes: UnsafeMutablePointer<UInt8>, stride: Int, target: Target) {
     guard !run.masks.isEmpty else { return }
+    let end = UnsafePointer(bytes + stride * Int(target.height))
     let surface = pixman_box32_t(x1: 0, y1: 0, x2: target.width, y2: target.height)
     if run.usesMask {
       runsMasked += 1
       let area = run.bounds
       let width = Int(area.x2 - area.x1), height = Int(area.y2 - area.y1)
       guard width > 0, height > 0 else { return }
-      let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: width * height)
+      // Padded as glyph images are (see GlyphCacheGeneration.insert).
+      let maskStride = (width + 15) & ~15
+      let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: maskStride * height)
       defer { mask.deallocate() }
-      mask.initialize(repeating: 0, count: width * height)
+      mask.initialize(repeating: 0, count: maskStride * height)
+      let maskEnd = UnsafePointer(mask + maskStride * height)
       for (glyph, x, y) in run.masks {
         asynclayer_a8_glyph(
-          mask, width, 0, 0, Int32(width), Int32(height), glyph.bits, Int(glyph.stride), glyph.width, glyph.height,
-          x - area.x1, y - area.y1, 1)
+          mask, maskStride, maskEnd, 0, 0, Int32(width), Int32(height), glyph.bits, Int(glyph.stride), glyph.width,
+          glyph.height, x - area.x1, y - area.y1, 1)
       }
       asynclayer_a8_glyph(
-        bytes, stride, surface.x1, surface.y1, surface.x2, surface.y2, mask, width, Int32(width), Int32(height),
-        area.x1, area.y1, 0)
+        bytes, stride, end, surface.x1, surface.y1, surface.x2, surface.y2, mask, maskStride, Int32(width),
+        Int32(height), area.x1, area.y1, 0)
     } else {
       let clip = run.isClipped ? run.bounds : surface
       for (glyph, x, y) in run.masks {
         asynclayer_a8_glyph(
-          bytes, stride, clip.x1, clip.y1, clip.x2, clip.y2, glyph.bits, Int(glyph.stride), glyph.width,
+          bytes, stride, end, clip.x1, clip.y1, clip.x2, clip.y2, glyph.bits, Int(glyph.stride), glyph.width,
           glyph.height, x, y, 0)
       }
     }
