@@ -7,13 +7,17 @@
  * PangoThreadState) and one PangoContext set up exactly as PangoThreadState.context(scale:).
  *
  *   pango_reference --tiles N [--threads K] [--png cairo] [--out tile.png] [--text "..."]
- *                   [--stage full|layout|surface]
+ *                   [--stage full|layout|surface] [--format argb32|a8]
  *
  * Each of the K threads renders N tiles (after one untimed warm-up tile); prints tiles/s over all
  * threads. `--png cairo` also encodes every tile with cairo_surface_write_to_png_stream into memory.
  * `--out` writes the last tile of thread 0 as PNG, to compare pixels with the Swift side.
  * `--stage` isolates part of the work to find what does not scale across threads: `layout` only
  * lays the text out (no surface, no drawing), `surface` only creates and clears the surface.
+ * `--format a8` draws into a one-byte-per-pixel A8 surface (coverage: 0 for the white background,
+ * the text with an opaque source), as TextTile does for black or white text on gray
+ * (TextTile+Gray.swift): the C loop with the same memory saving, for a like-for-like comparison.
+ * Render only: `--png cairo` of an A8 surface writes an alpha PNG, not the tile.
  */
 #include <pango/pangocairo.h>
 #include <pthread.h>
@@ -32,6 +36,9 @@ static const char *default_text =
     "The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast.";
 
 typedef enum { STAGE_FULL, STAGE_LAYOUT, STAGE_SURFACE } stage_t;
+
+/* CAIRO_FORMAT_ARGB32 or CAIRO_FORMAT_A8 (--format), set before the threads start. */
+static cairo_format_t surface_format = CAIRO_FORMAT_ARGB32;
 
 typedef struct {
   const char *text;
@@ -85,12 +92,14 @@ static cairo_surface_t *render_tile(PangoContext *context, const PangoFontDescri
     return NULL;
   }
   int width_px = (int)(TILE_WIDTH_PT * SCALE), height_px = (int)(TILE_HEIGHT_PT * SCALE);
-  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width_px, height_px);
+  cairo_surface_t *surface = cairo_image_surface_create(surface_format, width_px, height_px);
   cairo_t *cr = cairo_create(surface);
   cairo_scale(cr, SCALE, SCALE);
   cairo_save(cr);
   cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-  cairo_set_source_rgba(cr, 1, 1, 1, 1);
+  /* White; on A8, coverage 0 (no ink). */
+  if (surface_format == CAIRO_FORMAT_A8) cairo_set_source_rgba(cr, 0, 0, 0, 0);
+  else cairo_set_source_rgba(cr, 1, 1, 1, 1);
   cairo_paint(cr);
   cairo_restore(cr);
   if (stage == STAGE_SURFACE) {
@@ -141,7 +150,7 @@ static double now(void) {
 
 static void usage(const char *program) {
   fprintf(stderr, "usage: %s --tiles N [--threads K] [--png cairo] [--out FILE.png] [--text TEXT]\n"
-                  "       [--stage full|layout|surface]\n", program);
+                  "       [--stage full|layout|surface] [--format argb32|a8]\n", program);
   exit(2);
 }
 
@@ -159,7 +168,12 @@ int main(int argc, char **argv) {
       else if (strcmp(kind, "none")) usage(argv[0]);
     } else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     else if (!strcmp(argv[i], "--text") && i + 1 < argc) text = argv[++i];
-    else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
+    else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+      const char *name = argv[++i];
+      if (!strcmp(name, "argb32")) surface_format = CAIRO_FORMAT_ARGB32;
+      else if (!strcmp(name, "a8")) surface_format = CAIRO_FORMAT_A8;
+      else usage(argv[0]);
+    } else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
       const char *name = argv[++i];
       if (!strcmp(name, "full")) stage = STAGE_FULL;
       else if (!strcmp(name, "layout")) stage = STAGE_LAYOUT;
@@ -186,7 +200,8 @@ int main(int argc, char **argv) {
 
   long total = tiles * threads;
   static const char *stage_names[] = {"full", "layout", "surface"};
-  printf("%ld tiles, %d thread%s, stage %s, png %s: %.3f s, %.0f tiles/s, %.1f us/tile\n", total, threads,
-         threads == 1 ? "" : "s", stage_names[stage], encode_png ? "cairo" : "none", elapsed, total / elapsed, elapsed / total * 1e6);
+  printf("%ld tiles, %d thread%s, stage %s, format %s, png %s: %.3f s, %.0f tiles/s, %.1f us/tile\n", total, threads,
+         threads == 1 ? "" : "s", stage_names[stage],
+         surface_format == CAIRO_FORMAT_A8 ? "a8" : "argb32", encode_png ? "cairo" : "none", elapsed, total / elapsed, elapsed / total * 1e6);
   return 0;
 }

@@ -192,4 +192,37 @@ static inline int asynclayer_gray_up_rows(const uint32_t *pixels, size_t width, 
   return 1;
 }
 
+/// The same rows as asynclayer_gray_up_rows from one byte per pixel (a gray text tile's A8 rows,
+/// `stride` bytes apart): the gray is the byte, or 255 − byte when `inverted`. Every pixel is
+/// opaque gray by construction, so nothing is checked. `up` of inverted bytes is above − row.
+static inline void asynclayer_gray8_up_rows(const uint8_t *bytes, size_t stride, size_t width, size_t height,
+                                            int inverted, uint8_t *out, uint8_t *blank) {
+  for (size_t row = 0; row < height; row++) {
+    const uint8_t *source = bytes + row * stride;
+    uint8_t *target = out + row * (width + 1);
+    target[0] = 2;
+    if (row == 0) {
+      blank[row] = 0;
+      if (inverted) {
+        for (size_t i = 0; i < width; i++) target[1 + i] = (uint8_t)(255 - source[i]);
+      } else {
+        memcpy(target + 1, source, width);
+      }
+      continue;
+    }
+    const uint8_t *above = source - stride;
+    if (memcmp(source, above, width) == 0) {
+      memset(target + 1, 0, width);
+      blank[row] = 1;
+      continue;
+    }
+    blank[row] = 0;
+    if (inverted) {
+      asynclayer_up_sse2(above, source, width, target + 1);
+    } else {
+      asynclayer_up_sse2(source, above, width, target + 1);
+    }
+  }
+}
+
 #endif

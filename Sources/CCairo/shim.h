@@ -49,6 +49,9 @@ void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 #include "png_deflate.h"
 #include "png_gray_rows.h"
 
+// Glyphs into one byte per pixel, pixman's arithmetic (Text/GlyphCompositor.swift, TextTile+Gray.swift).
+#include "gray_glyphs.h"
+
 // SHA-256 blocks with the x86 SHA extensions (Images/SHA256.swift).
 #include "sha256_x86.h"
 

@@ -42,10 +42,18 @@ extension PNGEncoder {
       let rows = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
       let grayRows = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self) + deflateScratchBytes
       let blankRows = grayRows + 2 * rowBytes
-      let isGrayOpaque = image.pixels.withUnsafeBufferPointer { pixels in
-        asynclayer_gray_up_rows(pixels.baseAddress!, width, height, rows, grayRows, blankRows, rowLevel) != 0
+      if let gray = image.gray {
+        // A gray text tile: one byte per pixel already, nothing to check or convert.
+        gray.bytes.withUnsafeBufferPointer { bytes in
+          asynclayer_gray8_up_rows(
+            bytes.baseAddress!, gray.stride, width, height, gray.inverted ? 1 : 0, rows, blankRows)
+        }
+      } else {
+        let isGrayOpaque = image.pixels.withUnsafeBufferPointer { pixels in
+          asynclayer_gray_up_rows(pixels.baseAddress!, width, height, rows, grayRows, blankRows, rowLevel) != 0
+        }
+        guard isGrayOpaque else { return nil }
       }
-      guard isGrayOpaque else { return nil }
       let compressed = asynclayer_deflate_rows(
         rows, filteredBytes, rowBytes + 1, blankRows,
         output.baseAddress!.assumingMemoryBound(to: UInt8.self) + Self.idatBodyOffset, deflateBound,

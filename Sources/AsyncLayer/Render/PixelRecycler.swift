@@ -33,7 +33,8 @@ final class PixelRecycler: Sendable {
   /// Keeps `image`'s pixels as the spare when large enough (replacing an older spare); returns the
   /// image back when it is not kept, for the caller to free as before.
   func keep(_ image: consuming RenderedImage?) -> RenderedImage? {
-    guard let kept = image, kept.pixels.count * 4 >= Self.minimumBytes else { return image }
+    // A gray tile's pixels are not a buffer to draw over (asking for them would convert them).
+    guard let kept = image, kept.gray == nil, kept.pixels.count * 4 >= Self.minimumBytes else { return image }
     let older = spare.withLock { spare in
       let older = spare
       spare = Spare(pixels: kept.pixels, bands: kept.bands)

@@ -1,7 +1,8 @@
 /// An immutable bitmap: what a render produces and what a layer shows.
 ///
 /// Pixels are premultiplied ARGB32 in native byte order, row by row with no padding — the layout
-/// cairo draws into, so a render hands its buffer over without a copy. It is `Sendable` and can
+/// cairo draws into, so a render hands its buffer over without a copy. (A text tile of black or
+/// white text on gray keeps one byte per pixel and makes the ARGB32 values on first use.) It is `Sendable` and can
 /// cross from the draw queue to the loop freely.
 ///
 /// ```swift
@@ -19,7 +20,14 @@ public struct RenderedImage: Sendable, Hashable {
   /// Device pixels per point.
   public let scale: Double
   /// Premultiplied ARGB32 values, `pixelWidth * pixelHeight` of them, row-major.
-  public let pixels: [UInt32]
+  ///
+  /// A text tile drawn in gray (black or white text on an opaque gray background) keeps one byte
+  /// per pixel and makes these on first use, once.
+  public var pixels: [UInt32] { gray?.argbPixels ?? argbPixels }
+  /// The pixels of an image made from ARGB32 values (empty for a gray image).
+  private let argbPixels: [UInt32]
+  /// One byte per pixel, for a gray text tile; nil for other images.
+  let gray: GrayPixels?
   /// Where a banded draw put its lines (see ``BandRecord``), so that the next draw over these
   /// pixels redraws only what changed; nil for other images. Not part of equality: two images with
   /// the same pixels are equal however they were drawn.
@@ -33,14 +41,30 @@ public struct RenderedImage: Sendable, Hashable {
     self.pixelWidth = pixelWidth
     self.pixelHeight = pixelHeight
     self.scale = scale
-    self.pixels = pixels
+    self.argbPixels = pixels
+    self.gray = nil
+  }
+
+  /// Wraps gray pixels (a gray text tile).
+  init(gray: GrayPixels, scale: Double) {
+    self.pixelWidth = gray.width
+    self.pixelHeight = gray.height
+    self.scale = scale
+    self.argbPixels = []
+    self.gray = gray
   }
 
   /// The size in points.
   public var size: Size { Size(width: Double(pixelWidth) / scale, height: Double(pixelHeight) / scale) }
 
   /// The raw premultiplied ARGB32 value at a pixel.
-  public func pixel(x: Int, y: Int) -> UInt32 { pixels[y * pixelWidth + x] }
+  public func pixel(x: Int, y: Int) -> UInt32 {
+    if let gray {
+      precondition(x >= 0 && x < pixelWidth && y >= 0 && y < pixelHeight, "pixel outside the image")
+      return GrayPixels.argb(gray.gray(x: x, y: y))
+    }
+    return argbPixels[y * pixelWidth + x]
+  }
 
   /// The straight (un-premultiplied) colour at a pixel.
   public func color(x: Int, y: Int) -> Color {
@@ -64,5 +88,5 @@ public struct RenderedImage: Sendable, Hashable {
   }
 
   /// True when every pixel is fully opaque.
-  public var isFullyOpaque: Bool { pixels.allSatisfy { $0 >> 24 == 0xff } }
+  public var isFullyOpaque: Bool { gray != nil || pixels.allSatisfy { $0 >> 24 == 0xff } }
 }

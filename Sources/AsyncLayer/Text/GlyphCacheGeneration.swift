@@ -17,6 +17,8 @@ final class GlyphCacheGeneration {
   /// The last layout (the compositor's count) that drew with one of its fonts.
   var lastUse = 0
   private var colorImages: [OpaquePointer] = []
+  /// The bytes of every ``GlyphMask`` handed out.
+  private var maskBits: [UnsafeMutableRawPointer] = []
 
   init() {
     cache = pixman_glyph_cache_create()
@@ -24,11 +26,14 @@ final class GlyphCacheGeneration {
 
   deinit {
     for image in colorImages { pixman_image_unref(image) }
+    for bits in maskBits { bits.deallocate() }
     pixman_glyph_cache_destroy(cache)
   }
 
   /// Copies an alpha glyph into the cache under (font, index); nil when pixman has no memory.
-  func insert(_ image: RenderedGlyph.Image, font: OpaquePointer, index: UInt32) -> UnsafeRawPointer? {
+  func insert(_ image: RenderedGlyph.Image, font: OpaquePointer, index: UInt32) -> (
+    glyph: UnsafeRawPointer, mask: GlyphMask
+  )? {
     var alpha = image.alpha
     let glyph = alpha.withUnsafeMutableBytes { bytes -> UnsafeRawPointer? in
       guard
@@ -42,11 +47,27 @@ final class GlyphCacheGeneration {
         cache, UnsafeMutableRawPointer(font), UnsafeMutableRawPointer(bitPattern: UInt(index) + 1),
         Int32(image.originX), Int32(image.originY), pixman)
     }
-    if glyph != nil {
-      glyphCount += 1
-      imageBytes += image.stride * image.height
+    guard let glyph else { return nil }
+    // A copy of our own for the A8 mode (pixman's is out of reach), counted with the images.
+    // Rows padded with zeros to a multiple of 16 bytes: asynclayer_a8_glyph then composites whole
+    // 16-byte blocks (coverage 0 changes nothing).
+    let stride = (image.width + 15) & ~15
+    let byteCount = stride * image.height
+    let bits = UnsafeMutableRawPointer.allocate(byteCount: max(1, byteCount), alignment: 16)
+    bits.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+    image.alpha.withUnsafeBytes { alpha in
+      for row in 0..<image.height {
+        (bits + row * stride).copyMemory(from: alpha.baseAddress! + row * image.stride, byteCount: image.width)
+      }
     }
-    return glyph
+    maskBits.append(bits)
+    glyphCount += 1
+    imageBytes += 2 * byteCount
+    let mask = GlyphMask(
+      bits: UnsafePointer(bits.assumingMemoryBound(to: UInt8.self)), stride: Int32(stride),
+      width: Int32(image.width), height: Int32(image.height), originX: Int32(image.originX),
+      originY: Int32(image.originY))
+    return (glyph, mask)
   }
 
   /// Copies a colour glyph into a pixman image this generation owns.

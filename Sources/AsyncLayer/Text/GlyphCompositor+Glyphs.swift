@@ -31,8 +31,9 @@ extension GlyphCompositor {
       rendered.info.color = generation.insert(color)
       guard rendered.info.color != nil else { return nil }
     } else if let image = rendered.image {
-      rendered.info.image = generation.insert(image, font: glyphs.font, index: index)
-      guard rendered.info.image != nil else { return nil }
+      guard let inserted = generation.insert(image, font: glyphs.font, index: index) else { return nil }
+      rendered.info.image = inserted.glyph
+      rendered.info.mask = inserted.mask
     }
     glyphs[index] = rendered.info
     return rendered.info

@@ -22,6 +22,9 @@ extension GlyphCompositor {
       switch cairo_image_surface_get_format(surface) {
       case CAIRO_FORMAT_ARGB32: format = PIXMAN_a8r8g8b8
       case CAIRO_FORMAT_RGB24: format = PIXMAN_x8r8g8b8
+      // Coverage only (TextTile's gray path): pixman composites the source's alpha as it composites
+      // each colour channel, and colour glyphs are declined (see `GlyphCompositor.show`).
+      case CAIRO_FORMAT_A8: format = PIXMAN_a8
       default: return nil
       }
       var scaleX = 0.0, scaleY = 0.0, offsetX = 0.0, offsetY = 0.0
@@ -90,6 +93,13 @@ extension GlyphCompositor {
     /// True when `box` lies inside the clip (and the surface).
     func encloses(_ box: pixman_box32_t) -> Bool {
       box.x1 >= bounds.x1 && box.y1 >= bounds.y1 && box.x2 <= bounds.x2 && box.y2 <= bounds.y2
+    }
+
+    /// Lends an A8 target's bytes and stride (the compositor's A8 mode composites them itself).
+    func withBytes<R>(_ body: (_ bytes: UnsafeMutablePointer<UInt8>, _ stride: Int) -> R) -> R {
+      cairo_surface_flush(surface)
+      defer { cairo_surface_mark_dirty(surface) }
+      return body(cairo_image_surface_get_data(surface)!, Int(cairo_image_surface_get_stride(surface)))
     }
 
     /// Lends the target's pixels to pixman with a solid source of the colour.

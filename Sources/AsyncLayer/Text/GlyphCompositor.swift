@@ -90,9 +90,26 @@ final class GlyphCompositor {
         layoutsDeclined += 1
         return nil
       }
+      // A colour glyph's colours cannot be kept in one channel: cairo draws such a layout in colour.
+      if target.format == PIXMAN_a8, runs.contains(where: { !$0.colorGlyphs.isEmpty }) {
+        layoutsDeclined += 1
+        return nil
+      }
       planned.append(runs)
     }
     layoutsComposited += 1
+    if target.format == PIXMAN_a8 {
+      // The source is opaque here (TextTile's gray path sets it): only coverage is composited.
+      return target.withBytes { bytes, stride in
+        var drawn = 0
+        for runs in planned {
+          if isCancelled() { break }
+          for run in runs { compositeA8(run, into: bytes, stride: stride, target: target) }
+          drawn += 1
+        }
+        return drawn
+      }
+    }
     return target.withPixmanImages { destination, source in
       var drawn = 0
       for runs in planned {
@@ -159,6 +176,8 @@ final class GlyphCompositor {
     /// Colour glyphs: painted first, in order, as `composite_color_glyphs` does.
     var colorGlyphs: [(glyph: ColorGlyph, x: Int32, y: Int32)] = []
     var usesMask: Bool
+    /// In A8 mode, each inked glyph's image and where its top-left pixel goes.
+    var masks: [(mask: GlyphMask, x: Int32, y: Int32)] = []
     /// The run's glyph boxes rounded out to pixels, cut to the clip: the area of the mask when
     /// there is one.
     var bounds = pixman_box32_t()
@@ -247,6 +266,10 @@ final class GlyphCompositor {
       box = (min(box.x1, x1), min(box.y1, y1), max(box.x2, x2), max(box.y2, y2))
 
       result.glyphs.append(pixman_glyph_t(x: pixelX, y: pixelY, glyph: glyph.image))  // nil: no ink, removed later
+      if target.format == PIXMAN_a8, glyph.image != nil {
+        guard let mask = glyph.mask else { return nil }
+        result.masks.append((mask, pixelX &- mask.originX, pixelY &- mask.originY))
+      }
     }
     // _cairo_box_round_to_rectangle. Inside the clip, cairo draws the run unclipped (ink that
     // hinting puts past the box included). When the box reaches outside (need_bounded_clip),
@@ -261,7 +284,10 @@ final class GlyphCompositor {
         result.bounds = pixman_box32_t(
           x1: max(rounded.x1, target.bounds.x1), y1: max(rounded.y1, target.bounds.y1),
           x2: min(rounded.x2, target.bounds.x2), y2: min(rounded.y2, target.bounds.y2))
-        if result.bounds.x1 >= result.bounds.x2 || result.bounds.y1 >= result.bounds.y2 { result.glyphs = [] }
+        if result.bounds.x1 >= result.bounds.x2 || result.bounds.y1 >= result.bounds.y2 {
+          result.glyphs = []
+          result.masks = []
+        }
       }
     }
     return result
@@ -295,6 +321,43 @@ final class GlyphCompositor {
   ].reduce(into: []) { $0.insert($1.rawValue) }
 
   // MARK: Compositing
+
+  /// `composite(_:source:destination:clip:)` in A8 mode, with pixman's arithmetic
+  /// (Sources/CCairo/gray_glyphs.h): each glyph OVER the destination, clipped to the surface (or to
+  /// the run's box when cairo clips it), or, when the run's glyphs overlap, summed into a mask of
+  /// the run's box first, as `pixman_composite_glyphs` does.
+  private func compositeA8(_ run: PlannedRun, into bytes: UnsafeMutablePointer<UInt8>, stride: Int, target: Target) {
+    guard !run.masks.isEmpty else { return }
+    let end = UnsafePointer(bytes + stride * Int(target.height))
+    let surface = pixman_box32_t(x1: 0, y1: 0, x2: target.width, y2: target.height)
+    if run.usesMask {
+      runsMasked += 1
+      let area = run.bounds
+      let width = Int(area.x2 - area.x1), height = Int(area.y2 - area.y1)
+      guard width > 0, height > 0 else { return }
+      // Padded as glyph images are (see GlyphCacheGeneration.insert).
+      let maskStride = (width + 15) & ~15
+      let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: maskStride * height)
+      defer { mask.deallocate() }
+      mask.initialize(repeating: 0, count: maskStride * height)
+      let maskEnd = UnsafePointer(mask + maskStride * height)
+      for (glyph, x, y) in run.masks {
+        asynclayer_a8_glyph(
+          mask, maskStride, maskEnd, 0, 0, Int32(width), Int32(height), glyph.bits, Int(glyph.stride), glyph.width,
+          glyph.height, x - area.x1, y - area.y1, 1)
+      }
+      asynclayer_a8_glyph(
+        bytes, stride, end, surface.x1, surface.y1, surface.x2, surface.y2, mask, maskStride, Int32(width),
+        Int32(height), area.x1, area.y1, 0)
+    } else {
+      let clip = run.isClipped ? run.bounds : surface
+      for (glyph, x, y) in run.masks {
+        asynclayer_a8_glyph(
+          bytes, stride, end, clip.x1, clip.y1, clip.x2, clip.y2, glyph.bits, Int(glyph.stride), glyph.width,
+          glyph.height, x, y, 0)
+      }
+    }
+  }
 
   private func composite(_ run: PlannedRun, source: OpaquePointer, destination: OpaquePointer, clip: pixman_box32_t) {
     for (color, x, y) in run.colorGlyphs {

@@ -8,4 +8,6 @@ struct GlyphInfo {
   /// A glyph cairo draws in its own colours (emoji), painted as an image rather than through the
   /// source colour.
   var color: ColorGlyph?
+  /// The glyph image's bytes, for compositing into one byte per pixel (with `image`).
+  var mask: GlyphMask? = nil
 }

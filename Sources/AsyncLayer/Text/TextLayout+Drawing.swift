@@ -14,27 +14,8 @@ extension TextLayout {
     let wholeLayout = lines.count == allLines.count && lines.count == 1 && pieces.isEmpty
     let shown = range.map { lines[$0.clamped(to: lines.indices)] } ?? lines[...]
     guard !shown.isEmpty else { return 0 }
-    if threadGlyphCache {
-      // Where the cairo path below puts each line: the single line through pango_cairo_show_layout
-      // (offset in pango units from the origin), other lines through pango_cairo_show_layout_line.
-      var placed: [GlyphCompositor.PlacedLine] = []
-      placed.reserveCapacity(shown.count)
-      for line in shown {
-        guard let pangoLine = pangoLine(line.index) else { break }
-        if wholeLayout {
-          var logical = PangoRectangle()
-          let iterator = pango_layout_get_iter(raw)
-          pango_layout_iter_get_line_extents(iterator, nil, &logical)
-          let baseline = pango_layout_iter_get_baseline(iterator)
-          pango_layout_iter_free(iterator)
-          placed.append(.init(line: pangoLine, origin: origin, offsetX: logical.x, offsetY: baseline))
-        } else {
-          let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)
-          placed.append(.init(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0))
-        }
-      }
-      let compositor = PangoThreadState.current.glyphCompositor
-      if let drawn = compositor.show(lines: placed, in: cr, isCancelled: isCancelled) { return drawn }
+    if threadGlyphCache, let drawn = showThroughCompositor(in: cr, at: origin, shown: shown, isCancelled: isCancelled) {
+      return drawn
     }
     // cairo's glyph path fills cairo's process-wide glyph cache: one thread at a time.
     if wholeLayout {
@@ -51,5 +32,33 @@ extension TextLayout {
       drawn += 1
     }
     return drawn
+  }
+
+  /// Draws the lines `shown` (all shown lines when nil) through this thread's ``GlyphCompositor``
+  /// only; nil when it declines the layout or the context, and then nothing has been drawn.
+  func showThroughCompositor(
+    in cr: OpaquePointer, at origin: Point, shown: ArraySlice<TextLine>? = nil, isCancelled: () -> Bool
+  ) -> Int? {
+    let wholeLayout = lines.count == allLines.count && lines.count == 1 && pieces.isEmpty
+    let shown = shown ?? lines[...]
+    // Where the cairo path of show(in:) puts each line: the single line through pango_cairo_show_layout
+    // (offset in pango units from the origin), other lines through pango_cairo_show_layout_line.
+    var placed: [GlyphCompositor.PlacedLine] = []
+    placed.reserveCapacity(shown.count)
+    for line in shown {
+      guard let pangoLine = pangoLine(line.index) else { break }
+      if wholeLayout {
+        var logical = PangoRectangle()
+        let iterator = pango_layout_get_iter(raw)
+        pango_layout_iter_get_line_extents(iterator, nil, &logical)
+        let baseline = pango_layout_iter_get_baseline(iterator)
+        pango_layout_iter_free(iterator)
+        placed.append(.init(line: pangoLine, origin: origin, offsetX: logical.x, offsetY: baseline))
+      } else {
+        let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)
+        placed.append(.init(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0))
+      }
+    }
+    return PangoThreadState.current.glyphCompositor.show(lines: placed, in: cr, isCancelled: isCancelled)
   }
 }

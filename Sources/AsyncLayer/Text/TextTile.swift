@@ -25,6 +25,9 @@ public struct TextTile: Sendable, Hashable {
   @_spi(Benchmarks) public var glyphCompositing: GlyphCompositing = .threadCache
   /// False lays a long text out in one Pango layout instead of pieces (benchmarks compare them).
   @_spi(Benchmarks) public var laysOutLongTextInPieces = true
+  /// False keeps black or white text on a gray background in ARGB32 instead of one byte per pixel
+  /// (tests and benchmarks compare the two; the pixels are the same).
+  @_spi(Benchmarks) public var drawsGray = true
   /// How much text the tile accepts (see ``TextLimits``).
   public var limits = TextLimits.default
   /// The most bytes the tile's pixels may take (see ``ImageRenderer/init(size:scale:memoryCap:)``).
@@ -115,6 +118,13 @@ public struct TextTile: Sendable, Hashable {
     }
     let renderer = try ImageRenderer(
       size: Size(width: tileWidth, height: tileHeight), scale: scale, memoryCap: memoryCap)
+    let clip = Rect(x: 0, y: 0, width: tileWidth, height: tileHeight)
+    if let plan = try grayPlan(),
+      let gray = try renderGray(
+        layout, at: textOrigin, clip: clip, renderer: renderer, plan: plan, isCancelled: isCancelled)
+    {
+      return result(layout, image: gray.image, linesDrawn: gray.linesDrawn, textOrigin: textOrigin)
+    }
     var linesDrawn = 0
     // The background is written while the buffer is filled (in chunks, with cancellation checks
     // between them), not painted over it afterwards in one uninterruptible pass: a 12000 × 10268
@@ -122,11 +132,15 @@ public struct TextTile: Sendable, Hashable {
     let startPixel = try background.map(ImageRenderer.clearPixel) ?? 0
     let image = try renderer.renderFollowingCancellationRule(startingWith: startPixel, isCancelled: isCancelled) {
       context in
-      context.clip(toPixelsCovering: Rect(x: 0, y: 0, width: tileWidth, height: tileHeight))
+      context.clip(toPixelsCovering: clip)
       context.glyphCompositing = glyphCompositing
       linesDrawn = context.draw(layout, at: textOrigin)
     }
-    return RenderedText(
+    return result(layout, image: image, linesDrawn: linesDrawn, textOrigin: textOrigin)
+  }
+
+  private func result(_ layout: TextLayout, image: RenderedImage, linesDrawn: Int, textOrigin: Point) -> RenderedText {
+    RenderedText(
       image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
       missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
