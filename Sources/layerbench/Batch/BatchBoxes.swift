@@ -28,7 +28,9 @@ enum BatchBoxes {
     func index(_ offset: Int) -> Int { scalarIndex[min(max(0, offset), bytes)] }
 
     var out = BoxesJSONWriter(capacity: 256 + boxes.clusters.count * 110 + text.utf8.count)
-    func list(_ name: StaticString, _ items: [TextBox]) {
+    // `out` passed inout, not captured: a captured var would live in a heap box, every append
+    // going through it.
+    func list(_ name: StaticString, _ items: [TextBox], into out: inout BoxesJSONWriter) {
       out.literal(name)
       for (position, box) in items.enumerated() {
         if position > 0 { out.byte(UInt8(ascii: ",")) }
@@ -51,19 +53,19 @@ enum BatchBoxes {
       out.byte(UInt8(ascii: "]"))
     }
     out.byte(UInt8(ascii: "{"))
-    list(#""clusters":["#, boxes.clusters)
+    list(#""clusters":["#, boxes.clusters, into: &out)
     out.literal(#","height":"#)
     out.integer(height)
     out.literal(#","id":"#)
     out.quoted(id)
     out.byte(UInt8(ascii: ","))
-    list(#""lines":["#, boxes.lines)
+    list(#""lines":["#, boxes.lines, into: &out)
     out.literal(#","text":"#)
     out.quoted(text)
     out.literal(#","width":"#)
     out.integer(width)
     out.byte(UInt8(ascii: ","))
-    list(#""words":["#, boxes.words)
+    list(#""words":["#, boxes.words, into: &out)
     out.literal("}\n")
     return Data(out.bytes)
   }
@@ -83,20 +85,18 @@ private struct BoxesJSONWriter {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  /// Decimal digits of `value`, most significant first.
+  /// Decimal digits of `value`, most significant first (appended one by one: most values here
+  /// have two to four digits).
   mutating func integer(_ value: Int) {
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
-    // UInt64.max has 20 digits.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var count = 0
-      repeat {
-        digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-        count += 1
-      } while magnitude > 0
-      bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[(20 - count)...]))
-    }
+    var rest = value.magnitude
+    var divisor: UInt = 1
+    while divisor <= rest / 10 { divisor *= 10 }
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+      rest %= divisor
+      divisor /= 10
+    } while divisor > 0
   }
 
   /// `value` rounded to hundredths, without trailing zeros (a non-finite value is written as 0).
