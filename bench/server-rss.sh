@@ -35,17 +35,10 @@ if [ "$SERVER" = Server/.build/release/asynclayer-server ]; then
 fi
 MACHINE="$(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), server flags '${SERVER_FLAGS:-}'"
 
+# shellcheck source=bench/server/serve.sh
+. bench/server/serve.sh
 # shellcheck disable=SC2086  # the flags are words
-"$SERVER" --port 0 --queues "$QUEUES" ${SERVER_FLAGS:-} >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 300); do
-  PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log" | head -1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || { cat "$WORK/server.log"; exit 1; }
-URL="http://127.0.0.1:$PORT"
+start_server_process "$SERVER" --port 0 --queues "$QUEUES" ${SERVER_FLAGS:-}
 echo "== RSS: mixed load, wrk -c$CONNECTIONS + a hanging-up curl, $MINUTES min, samples every $EVERY s (server pid $SERVER_PID)"
 
 python3 -c 'import json, sys; json.dump({"text": "Lorem ipsum dolor sit amet " * 900, "width": 1500, "scale": 2}, sys.stdout)' >"$WORK/big.json"

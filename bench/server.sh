@@ -42,23 +42,9 @@ fi
 MACHINE="$(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
 load() { awk '{print $1}' /proc/loadavg; }
 
-start_server() {
-  "$SERVER" --port 0 --queues "$QUEUES" "$@" >"$WORK/server.log" 2>&1 &
-  SERVER_PID=$!
-  PORT=""
-  for _ in $(seq 1 300); do
-    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log" | head -1)
-    [ -n "$PORT" ] && break
-    sleep 0.1
-  done
-  [ -n "$PORT" ] || { cat "$WORK/server.log"; exit 1; }
-  URL="http://127.0.0.1:$PORT"
-}
-stop_server() {
-  kill -TERM "$SERVER_PID"
-  wait "$SERVER_PID" || { echo "server exited with $?" >&2; exit 1; }
-  SERVER_PID=""
-}
+# shellcheck source=bench/server/serve.sh
+. bench/server/serve.sh
+start_server() { start_server_process "$SERVER" --port 0 --queues "$QUEUES" "$@"; }
 metric() { curl -fsS "$URL/metrics" | awk -v name="$1" '$1 == name {print $2}'; }
 # wrk's figures: requests/s, p50 and p99 in ms, non-2xx count.
 wrk_figures() {

@@ -35,6 +35,8 @@ WRK_ARGS=()
 echo "# $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), wrk -t1 -c$CONNECTIONS ${DURATION}s ${SCRIPT:-(throughput tile)}, $QUEUES queues"
 echo "# uptime: $(uptime)"
 
+# shellcheck source=bench/server/serve.sh
+. bench/server/serve.sh
 start_server() {
   local binary=$SERVER flags=$1
   if [ "${flags#@}" != "$flags" ]; then
@@ -42,23 +44,8 @@ start_server() {
     binary=${binary#@}
     flags=$([ "${flags#* }" = "$flags" ] && echo "" || echo "${flags#* }")
   fi
-  : >"$WORK/server.log"
   # shellcheck disable=SC2086  # the variant's flags are words
-  "$binary" --port 0 --queues "$QUEUES" $flags >"$WORK/server.log" 2>&1 &
-  SERVER_PID=$!
-  PORT=""
-  for _ in $(seq 1 300); do
-    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log" | head -1)
-    [ -n "$PORT" ] && break
-    sleep 0.1
-  done
-  [ -n "$PORT" ] || { cat "$WORK/server.log"; exit 1; }
-  URL="http://127.0.0.1:$PORT"
-}
-stop_server() {
-  kill -TERM "$SERVER_PID"
-  wait "$SERVER_PID" || { echo "server exited with $?" >&2; exit 1; }
-  SERVER_PID=""
+  start_server_process "$binary" --port 0 --queues "$QUEUES" $flags
 }
 completed() { curl -fsS "$URL/metrics" | awk '$1 == "asynclayer_draws_completed_total" {print $2}'; }
 
