@@ -11,6 +11,7 @@ import argparse
 import datetime
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -20,12 +21,12 @@ sys.path.insert(0, HERE)
 import peers  # noqa: E402  (its line maker, style and process-tree runner)
 
 
-def batch_command(layerbench, lines, out, workers, labelled):
+def batch_command(layerbench, lines, out, workers, labelled, extra=()):
     command = peers.commands("layerbench", "latin", lines, 0, workers, out, layerbench, "")
     if not labelled:
         i = command.index("--labels")
         del command[i:i + 3]  # --labels gt.txt --boxes
-    return command
+    return command + list(extra)
 
 
 def rate_of(log_path):
@@ -55,6 +56,8 @@ def main():
     parser.add_argument("--dir", default="/dev/shm/dataset-peers")
     parser.add_argument("--parts", default="timed,callgrind", help="timed, callgrind or both")
     parser.add_argument("--result")
+    parser.add_argument("--batch-args", default="",
+                        help="more batch options for both sides, e.g. '--output webdataset'")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     base = os.path.join(args.dir, "latin.txt")
@@ -74,7 +77,8 @@ def main():
     say(f"# started {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     say(f"# {args.tiles} tiles per run ({args.lines} distinct Latin lines), {args.rounds} ABBA rounds; "
-        "plain = no --labels/--boxes, labelled = --labels gt.txt --boxes")
+        "plain = no --labels/--boxes, labelled = --labels gt.txt --boxes"
+        + (f"; both with {args.batch_args}" if args.batch_args else ""))
     parts = args.parts.split(",")
     for workers in [int(w) for w in args.workers.split(",")] if "timed" in parts else []:
         ratios, plain_rates, labelled_rates = [], [], []
@@ -82,7 +86,7 @@ def main():
             rates = {}
             for labelled in (False, True, True, False):
                 out = os.path.join(args.dir, f"cost-{'labelled' if labelled else 'plain'}-{workers}")
-                peers.run(batch_command(args.layerbench, many, out, workers, labelled), out)
+                peers.run(batch_command(args.layerbench, many, out, workers, labelled, shlex.split(args.batch_args)), out)
                 rates.setdefault(labelled, []).append(rate_of(out + ".log"))
             plain, labelled_rate = statistics.mean(rates[False]), statistics.mean(rates[True])
             plain_rates.append(plain)
