@@ -25,19 +25,7 @@ extension PNGEncoder {
     guard Self.bilevelThresholds.contains(threshold) else {
       throw RenderError.invalidDimension(name: "bilevel threshold (0…256)", value: Double(threshold))
     }
-    guard image.pixelWidth > 0, image.pixelHeight > 0 else {
-      throw RenderError.invalidDimension(
-        name: image.pixelWidth > 0 ? "PNG height in pixels" : "PNG width in pixels", value: 0)
-    }
-    guard image.pixelWidth <= Int32.max, image.pixelHeight <= Int32.max else {
-      throw RenderError.surfaceTooLarge(
-        pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, limit: Int(Int32.max))
-    }
-    guard Self.compressionLevels.contains(compressionLevel) else {
-      throw RenderError.encodeFailed(
-        "compression level \(compressionLevel) is outside \(Self.compressionLevels.lowerBound)..."
-          + "\(Self.compressionLevels.upperBound)")
-    }
+    try checkEncodable(image)
     let width = image.pixelWidth
     let height = image.pixelHeight
     let rowBytes = (width + 7) / 8

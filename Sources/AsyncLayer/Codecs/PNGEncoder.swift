@@ -80,6 +80,15 @@ public struct PNGEncoder: Sendable, Hashable {
   ///   exceed ``memoryCap``, and ``RenderError/encodeFailed(_:)`` for a compression level outside
   ///   ``compressionLevels`` or a libdeflate failure.
   public func encode(_ image: RenderedImage) throws -> Data {
+    try checkEncodable(image)
+    let workspace = PNGWorkspace.current
+    if triesGrayTilePath, let data = try encodeGrayTile(image, workspace: workspace) { return data }
+    return try encodeGeneral(image, workspace: workspace)
+  }
+
+  /// The checks every encoding makes before it allocates: an image with pixels, sides PNG can
+  /// store, and a compression level libdeflate has.
+  func checkEncodable(_ image: RenderedImage) throws {
     guard image.pixelWidth > 0 else {
       throw RenderError.invalidDimension(name: "PNG width in pixels", value: Double(image.pixelWidth))
     }
@@ -96,9 +105,6 @@ public struct PNGEncoder: Sendable, Hashable {
         "compression level \(compressionLevel) is outside \(Self.compressionLevels.lowerBound)..."
           + "\(Self.compressionLevels.upperBound)")
     }
-    let workspace = PNGWorkspace.current
-    if triesGrayTilePath, let data = try encodeGrayTile(image, workspace: workspace) { return data }
-    return try encodeGeneral(image, workspace: workspace)
   }
 
   /// The path for every image: picks the colour type from a scan of the pixels, filters the rows
