@@ -147,3 +147,4 @@ extension TextAlignment: ExpressibleByArgument {}
 extension WrapMode: ExpressibleByArgument {}
 extension EllipsizeMode: ExpressibleByArgument {}
 extension GlyphCompositing: ExpressibleByArgument {}
+extension TextOrientation: ExpressibleByArgument {}

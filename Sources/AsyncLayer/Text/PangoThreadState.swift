@@ -20,6 +20,8 @@ final class PangoThreadState {
     var scale: Double
     var absoluteAlignment: Bool
     var direction: UInt32? = nil
+    /// The gravity hint of a vertical layout (base gravity east), nil for horizontal text.
+    var verticalHint: UInt32? = nil
   }
   /// How deep this thread is inside ``FontCacheLock``: nested calls must not wait for it again.
   var fontCacheLockDepth = 0
@@ -100,9 +102,12 @@ final class PangoThreadState {
   ///
   /// Metrics hinting is off and glyph positions are not rounded, so a layout breaks its lines at
   /// the same places at every scale and on vector surfaces: a PNG preview matches the PDF.
-  func context(scale: Double, absoluteAlignment: Bool = false) -> OpaquePointer {
+  func context(scale: Double, absoluteAlignment: Bool = false, orientation: TextOrientation = .horizontal)
+    -> OpaquePointer
+  {
     refreshFontsIfRegistered()
-    return context(ContextKey(scale: scale, absoluteAlignment: absoluteAlignment))
+    return context(
+      ContextKey(scale: scale, absoluteAlignment: absoluteAlignment, verticalHint: orientation.pangoGravityHint))
   }
 
   /// The context for the pieces of a long layout that must take `direction` as their base
@@ -117,6 +122,10 @@ final class PangoThreadState {
     let context = pango_font_map_create_context(fontMap)!
     if key.absoluteAlignment { pango_context_set_base_dir(context, PANGO_DIRECTION_NEUTRAL) }
     if let direction = key.direction { pango_context_set_base_dir(context, PangoDirection(direction)) }
+    if let hint = key.verticalHint {
+      pango_context_set_base_gravity(context, PANGO_GRAVITY_EAST)
+      pango_context_set_gravity_hint(context, PangoGravityHint(hint))
+    }
     let options = cairo_font_options_create()
     cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)

@@ -22,6 +22,13 @@ public struct TextBox: Sendable, Hashable {
   public let frame: Rect
   /// The box of the drawn pixels, or nil when nothing is drawn.
   public let inkFrame: Rect?
+  /// In a tile drawn vertically or through a ``TileTransform``: ``frame``'s four corners in the
+  /// image, in the text's own order (its top-left, top-right, bottom-right and bottom-left:
+  /// clockwise in the image, ICDAR's order), of which ``frame`` is then the axis-aligned bound.
+  /// nil for a horizontal, untransformed tile, where ``frame`` is the box itself.
+  public internal(set) var quad: [Point]? = nil
+  /// ``inkFrame``'s four corners, as ``quad`` is ``frame``'s.
+  public internal(set) var inkQuad: [Point]? = nil
 
   /// A box; the library makes them (``TextLayout/clusterBoxes()``), tests and callers may too.
   public init(text: String, utf8Range: Range<Int>, lineIndex: Int, frame: Rect, inkFrame: Rect?) {
@@ -42,6 +49,27 @@ public struct TextBox: Sendable, Hashable {
     }
     return TextBox(
       text: text, utf8Range: utf8Range, lineIndex: lineIndex, frame: convert(frame), inkFrame: inkFrame.map(convert))
+  }
+}
+
+extension TextBox {
+  /// The box through `map` (from a layout's points to an image's pixels): the frames become the
+  /// bounds of their mapped corners, which ``quad`` and ``inkQuad`` keep; the ink box first grows
+  /// by `inkOutset` on every side (a stroke's half-width).
+  func mapped(by map: AffineMap, inkOutset: Double) -> TextBox {
+    let frameQuad = map.corners(of: frame)
+    let grownInk = inkFrame.map {
+      Rect(
+        x: $0.minX - inkOutset, y: $0.minY - inkOutset, width: $0.width + 2 * inkOutset,
+        height: $0.height + 2 * inkOutset)
+    }
+    let inkCorners = grownInk.map { map.corners(of: $0) }
+    var box = TextBox(
+      text: text, utf8Range: utf8Range, lineIndex: lineIndex, frame: AffineMap.bound(of: frameQuad),
+      inkFrame: inkCorners.map { AffineMap.bound(of: $0) })
+    box.quad = frameQuad
+    box.inkQuad = inkCorners
+    return box
   }
 }
 
@@ -70,6 +98,14 @@ public struct TextBoxes: Sendable, Hashable {
     self.clusters = clusters
     self.words = words
     self.lines = lines
+  }
+
+  /// Every box through `map` (see ``TextBox/mapped(by:inkOutset:)``).
+  func mapped(by map: AffineMap, inkOutset: Double) -> TextBoxes {
+    TextBoxes(
+      clusters: clusters.map { $0.mapped(by: map, inkOutset: inkOutset) },
+      words: words.map { $0.mapped(by: map, inkOutset: inkOutset) },
+      lines: lines.map { $0.mapped(by: map, inkOutset: inkOutset) })
   }
 
   /// Every box moved by `offset`, then multiplied by `scale` (see ``TextBox/converted(offset:scale:)``).

@@ -64,7 +64,8 @@ extension TextLayout {
   /// A text under a hanging indent (a negative first-line indent) with a right-to-left paragraph
   /// keeps one layout too: ``layoutPieces(_:)`` returns nil for it.
   func laysOutInPieces(_ splitting: Splitting) -> Bool {
-    guard width != nil, let text = pango_layout_get_text(raw) else { return false }
+    // Pieces get horizontal contexts of their own: a vertical text stays one layout.
+    guard width != nil, !style.orientation.isVertical, let text = pango_layout_get_text(raw) else { return false }
     switch style.ellipsize {
     case .none: break
     case .end: guard splitting.stopsAfterShownLines, height != nil, style.maxLines == 0 else { return false }

@@ -107,7 +107,8 @@ public final class TextLayout {
     self.height = height
     self.scale = scale
     self.limits = limits
-    let context = PangoThreadState.current.context(scale: scale, absoluteAlignment: style.alignment.isAbsolute)
+    let context = PangoThreadState.current.context(
+      scale: scale, absoluteAlignment: style.alignment.isAbsolute, orientation: style.orientation)
     raw = pango_layout_new(context)
     try configure(units)
     if laysOutInPieces(splitting), let laidOut = try layoutPieces(splitting) {

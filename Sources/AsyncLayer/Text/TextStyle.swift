@@ -48,6 +48,8 @@ public struct TextStyle: Sendable, Hashable {
   /// Words break only with ``WrapMode/char`` or ``WrapMode/wordChar``, or at soft hyphens
   /// (U+00AD); there is no dictionary hyphenation.
   public var hyphenates: Bool = true
+  /// Lines across (the default) or columns down the tile (see ``TextOrientation``).
+  public var orientation: TextOrientation = .horizontal
 
   /// A style; `TextStyle()` is 14-point regular black "Sans", naturally aligned, wrapped at words.
   /// ``init(font:)`` reads a Pango font description instead.

@@ -43,6 +43,11 @@ public struct TextTile: Sendable, Hashable {
   /// padding, rounded up to whole pixels, at most ``width``, which stays the wrapping width. A
   /// dataset's tight crop: no empty band beside a short line, whatever its alignment.
   public var fitsWidth = false
+  /// An outline drawn along the glyphs' contours (see ``TextStroke``); nil draws none.
+  public var stroke: TextStroke? = nil
+  /// Rotation, skew and scale of the drawing, by cairo (see ``TileTransform``; the tile grows to
+  /// hold it).
+  public var transform = TileTransform.identity
 
   /// A tile `width` points wide; `height` nil fits the text (plus `padding`). `scale` is pixels per
   /// point; `background` nil leaves the tile transparent outside the text.
@@ -78,6 +83,7 @@ public struct TextTile: Sendable, Hashable {
   /// let result = try tile.render(isCancelled: { stop.load(ordering: .relaxed) })
   /// ```
   public func render(isCancelled: @escaping () -> Bool = { false }) throws -> RenderedText {
+    try validateStrokeAndTransform()
     // Validates width, height and scale (and the pixel limits) before any layout work.
     _ = try ImageRenderer(size: Size(width: width, height: height ?? 1), scale: scale, memoryCap: memoryCap)
     if content.source.isEmpty { throw RenderError.emptyText }
@@ -85,6 +91,7 @@ public struct TextTile: Sendable, Hashable {
     try limits.check(content.source)  // the size first: a 10 MB text fails without a scan
     try limits.checkUnbrokenRuns(content.source, wrap: style.wrap)
     if isCancelled() { throw CancellationError() }
+    if drawsThroughMap { return try renderThroughMap(isCancelled: isCancelled) }
     let textWidth = width - padding.left - padding.right
     guard textWidth > 0 else { throw RenderError.invalidDimension(name: "width inside the padding", value: textWidth) }
     var textHeight: Double? = nil

@@ -143,6 +143,8 @@ struct BatchRunCommand: ParsableCommand {
 
   @OptionGroup(title: "Seeded sampling") var sampling: SamplingOptions
 
+  @OptionGroup(title: "Layout") var layout: LayoutOptions
+
   @OptionGroup var options: TextOptions
 
   func validate() throws {
@@ -186,7 +188,7 @@ struct BatchRunCommand: ParsableCommand {
     }
     let format = self.format ?? (input != nil ? .jsonl : .plain)
     var configuration = BatchConfiguration(
-      input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options),
+      input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
     // Tar files are written by the commit step, in input order, in 1 MiB writes: nothing for a
     // writer thread to take over.
@@ -203,6 +205,7 @@ struct BatchRunCommand: ParsableCommand {
     configuration.boxes = boxes
     configuration.fitsWidth = fitWidth
     configuration.sampler = try sampling.sampler()
+    configuration.sampler?.strokeColor = (try? Color(parsing: layout.strokeColor)) ?? .black
     configuration.labels = labels
     var writer: LabelsWriter?
     if let labels {

@@ -304,6 +304,7 @@ final class BatchEngine: Sendable {
       spec.tile.collectsText = true
       spec.tile.collectsBoxes = configuration.boxes
       spec.tile.fitsWidth = configuration.fitsWidth
+      record.layout = LayoutRecord(spec.tile)
       let rendered = try spec.tile.render()
       record.text = rendered.text
       if let boxes = rendered.boxes {

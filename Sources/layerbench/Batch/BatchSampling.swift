@@ -37,7 +37,27 @@ struct SamplingOptions: ParsableArguments {
     help: ArgumentHelp("Letter spacing range in points, -100…1000.", valueName: "MIN..MAX"))
   var letterSpacing: String?
 
-  var isUsed: Bool { !fonts.isEmpty || size != nil || fg != nil || bg != nil || letterSpacing != nil }
+  @Option(
+    name: .customLong("sample-rotate"), parsing: .unconditional,
+    help: ArgumentHelp("Rotation range in degrees (counter-clockwise), -360…360.", valueName: "MIN..MAX"))
+  var rotate: String?
+
+  @Option(
+    name: .customLong("sample-skew"), parsing: .unconditional,
+    help: ArgumentHelp("Horizontal skew range in degrees, -60…60.", valueName: "MIN..MAX"))
+  var skew: String?
+
+  @Option(
+    name: .customLong("sample-stroke-width"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Outline width range in points, 0…100 (0: none), in --stroke-color (or the line's strokeColor).",
+      valueName: "MIN..MAX"))
+  var strokeWidth: String?
+
+  var isUsed: Bool {
+    !fonts.isEmpty || size != nil || fg != nil || bg != nil || letterSpacing != nil || rotate != nil || skew != nil
+      || strokeWidth != nil
+  }
 
   /// The sampler these options describe (nil without sampling options), checked and with the font
   /// pool registered: every problem is found here, before the run starts.
@@ -71,6 +91,13 @@ struct SamplingOptions: ParsableArguments {
     }
     if let fg { sampler.fg = try Self.colors(fg, "--sample-fg") }
     if let bg { sampler.bg = try Self.colors(bg, "--sample-bg") }
+    let maxRotation = TileTransform.maximumRotation
+    if let rotate { sampler.rotation = try Self.range(rotate, "--sample-rotate", within: -maxRotation...maxRotation) }
+    let maxSkew = TileTransform.maximumSkew
+    if let skew { sampler.skew = try Self.range(skew, "--sample-skew", within: -maxSkew...maxSkew) }
+    if let strokeWidth {
+      sampler.strokeWidth = try Self.range(strokeWidth, "--sample-stroke-width", within: 0...TextStroke.maximumWidth)
+    }
     return sampler
   }
 
@@ -109,6 +136,9 @@ struct SampleRecord: Codable, Sendable, Equatable {
   var fg: String?
   var bg: String?
   var letterSpacing: Double?
+  var rotate: Double?
+  var skew: Double?
+  var stroke: Double?
 
   /// The object as JSON, keys sorted, numbers as Swift prints them (hundredths).
   func appendJSON(to out: inout [UInt8]) {
@@ -135,9 +165,21 @@ struct SampleRecord: Codable, Sendable, Equatable {
       key("letterSpacing")
       out.append(contentsOf: "\(letterSpacing)".utf8)
     }
+    if let rotate {
+      key("rotate")
+      out.append(contentsOf: "\(rotate)".utf8)
+    }
     if let size {
       key("size")
       out.append(contentsOf: "\(size)".utf8)
+    }
+    if let skew {
+      key("skew")
+      out.append(contentsOf: "\(skew)".utf8)
+    }
+    if let stroke {
+      key("stroke")
+      out.append(contentsOf: "\(stroke)".utf8)
     }
     out.append(UInt8(ascii: "}"))
   }
@@ -157,6 +199,11 @@ struct Sampler: Sendable {
   var fg: ColorRange?
   var bg: ColorRange?
   var letterSpacing: ClosedRange<Double>?
+  var rotation: ClosedRange<Double>?
+  var skew: ClosedRange<Double>?
+  /// Drawn in the line's stroke colour when it has a stroke, else in `strokeColor`.
+  var strokeWidth: ClosedRange<Double>?
+  var strokeColor = Color.black
 
   /// Everything that decides the choices: part of each record's `input` hash, so that resume
   /// renders again after an option changed.
@@ -165,11 +212,19 @@ struct Sampler: Sendable {
     return [
       "seed \(seed)", families.joined(separator: ","), size.map { "\($0)" } ?? "", describe(fg), describe(bg),
       letterSpacing.map { "\($0)" } ?? "",
-    ].joined(separator: "\u{1f}")
+    ].joined(separator: "\u{1f}") + layoutFingerprint
+  }
+
+  /// The layout ranges' part of the fingerprint: empty without them, so that older runs resume.
+  private var layoutFingerprint: String {
+    guard rotation != nil || skew != nil || strokeWidth != nil else { return "" }
+    return [rotation, skew, strokeWidth].map { $0.map { "\($0)" } ?? "" }.joined(separator: "\u{1f}")
+      + "\u{1f}\(strokeColor)"
   }
 
   /// Draws the tile's style for the line `id` whose text is `text`; throws a line's error when no
-  /// font of the pool covers it. Draws come in a fixed order (font, size, fg, bg, letter spacing),
+  /// font of the pool covers it. Draws come in a fixed order (font, size, fg, bg, letter spacing,
+  /// rotation, skew, stroke width),
   /// each only when its option is given.
   func apply(to tile: inout TextTile, id: String, text: String) throws(TileSpecError) -> SampleRecord {
     var random = SeededRandom(seed: seed, id: id)
@@ -203,6 +258,22 @@ struct Sampler: Sendable {
       let points = random.hundredths(in: letterSpacing)
       tile.style.letterSpacing = points
       record.letterSpacing = points
+    }
+    // After the style's draws: a stream without these options draws what it always drew.
+    if let rotation {
+      let degrees = random.hundredths(in: rotation)
+      tile.transform.rotation = degrees
+      record.rotate = degrees
+    }
+    if let skew {
+      let degrees = random.hundredths(in: skew)
+      tile.transform.skewX = degrees
+      record.skew = degrees
+    }
+    if let strokeWidth {
+      let points = random.hundredths(in: strokeWidth)
+      tile.stroke = points > 0 ? TextStroke(width: points, color: tile.stroke?.color ?? strokeColor, fills: tile.stroke?.fills ?? true) : nil
+      record.stroke = points
     }
     return record
   }

@@ -27,6 +27,8 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   var boxesSha256: String?
   /// What seeded sampling chose for the tile, as a JSON object (keys sorted), or nil.
   var sample: SampleRecord?
+  /// A vertical, stroked or transformed tile's orientation, stroke and transform (`LayoutRecord`).
+  var layout: LayoutRecord?
   /// With `--output webdataset`: the tar file holding the tile, and where the image's data (`file`
   /// is then its member's name) and the boxes member's data start in it, in bytes.
   var tar: String?
@@ -37,7 +39,7 @@ struct ManifestRecord: Codable, Sendable, Equatable {
 
   private enum CodingKeys: String, CodingKey {
     case line, id, file, width, height, lines, unknownGlyphs, bytes, sha256, ms, input, error, text, boxes, boxesBytes
-    case boxesSha256, sample, tar, offset, boxesOffset
+    case boxesSha256, sample, tar, offset, boxesOffset, layout
   }
 
   var succeeded: Bool { error == nil && file != nil && sha256 != nil && bytes != nil }
@@ -74,6 +76,10 @@ struct ManifestRecord: Codable, Sendable, Equatable {
     int("height", height)
     string("id", id)
     string("input", input)
+    if let layout {
+      key("layout")
+      layout.appendJSON(to: &out)
+    }
     int("line", line)
     int("lines", lines)
     if let ms, ms.isFinite {

@@ -31,13 +31,18 @@ struct TileParser: Sendable {
   /// For plain and markup lines: `idPrefix` + the line number, zero-padded to `idDigits`.
   var idPrefix = ""
   var idDigits = 1
+  /// Orientation, stroke and transform defaults (`LayoutOptions`), under the lines' layout fields.
+  let layout: TileLayout
   /// The tile of the defaults: lines without style fields only swap its content (no colour parsing per line).
   private let baseTile: TextTile
 
-  init(format: BatchInputFormat, defaults: TextOptions) {
+  init(format: BatchInputFormat, defaults: TextOptions, layout: TileLayout = TileLayout()) {
     self.format = format
     self.defaults = defaults
-    baseTile = defaults.tile(.plain(""))
+    self.layout = layout
+    var base = defaults.tile(.plain(""))
+    layout.apply(to: &base)
+    baseTile = base
   }
 
   private func tile(_ content: TextContent) -> TextTile {
@@ -50,10 +55,10 @@ struct TileParser: Sendable {
   /// the 255-byte file name limit of Linux file systems.
   static let maxIDBytes = 200
 
-  static let styleFields: Set<String> = [
+  static let styleFields: Set<String> = Set([
     "font", "width", "height", "scale", "padding", "align", "wrap", "ellipsize", "maxLines", "lineSpacing", "fg", "bg",
     "language",
-  ]
+  ]).union(TileLayout.fields)
 
   /// A fingerprint of everything besides the line that decides a tile's pixels: part of each
   /// manifest record's `input` hash, so that a resumed run with other defaults renders again.
@@ -63,7 +68,7 @@ struct TileParser: Sendable {
       format.rawValue, idPrefix, String(idDigits), o.font, "\(o.width)", "\(o.height.map { "\($0)" } ?? "fit")",
       "\(o.scale)", "\(o.padding)", o.align.rawValue, o.wrap.rawValue, o.ellipsize.rawValue, "\(o.maxLines)",
       "\(o.lineSpacing)", o.fg, o.bg, o.language ?? "",
-    ].joined(separator: "\u{1f}")
+    ].joined(separator: "\u{1f}") + (layout.isDefault ? "" : "\u{1f}" + layout.fingerprint)
   }
 
   /// Whether a line holds a tile at all: blank lines (nothing but Unicode white space) are skipped in
@@ -175,7 +180,11 @@ struct TileParser: Sendable {
       throw fail(
         "\(error)".replacingOccurrences(of: "--max-lines", with: "maxLines").replacingOccurrences(of: "--", with: ""))
     }
-    return TileSpec(id: id, tile: options.tile(content))
+    var lineLayout = layout
+    try lineLayout.read(object, fail: fail)
+    var tile = options.tile(content)
+    lineLayout.apply(to: &tile)
+    return TileSpec(id: id, tile: tile)
   }
 
   /// Why `id` cannot name a file in the output directory, or nil when it can.
