@@ -131,7 +131,9 @@ extension TextTile {
       image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
       missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
-      boxes: collectsBoxes ? layout.boxes().mapped(by: pixelMap, inkOutset: (stroke?.halfWidth ?? 0) * scale) : nil,
+      boxes: collectsBoxes
+        ? layout.boxes().shifted(by: layout.centredBaselineShifts()).mapped(
+          by: pixelMap, inkOutset: stroke?.halfWidth ?? 0) : nil,
       text: collectsBoxes || collectsText ? layout.text : nil)
   }
 
