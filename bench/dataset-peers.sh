@@ -38,4 +38,9 @@ if [[ $part == all || $part == boxes ]]; then
     --width 2000 --fit-width --labels gt.txt --boxes --no-resume --progress-interval 0
   "$venv/bin/python" bench/dataset/draw_boxes.py "$dir" docs/images/dataset-boxes-latin-cjk-emoji.png latin cjk emoji
   "$venv/bin/python" bench/dataset/draw_boxes.py "$dir" docs/images/dataset-boxes-arabic-devanagari.png arabic devanagari
+  # Vertical, stroked and transformed tiles (docs/datasets.md#vertical-stroked-and-transformed-text).
+  "$layerbench" batch --input bench/dataset/layout.jsonl --out-dir "$dir/layout" --font "Sans 16" --scale 2 \
+    --padding 6 --width 600 --fit-width --boxes --no-resume --progress-interval 0
+  "$venv/bin/python" bench/dataset/draw_boxes.py --across "$dir/layout" docs/images/dataset-boxes-layout.png \
+    vertical upright rotated stroked
 fi

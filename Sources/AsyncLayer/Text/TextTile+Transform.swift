@@ -132,7 +132,7 @@ extension TextTile {
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
       missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
       boxes: collectsBoxes
-        ? layout.boxes().shifted(by: layout.centredBaselineShifts()).mapped(
+        ? layout.boxes().shifted(by: style.orientation.isVertical ? layout.centredBaselineShifts() : []).mapped(
           by: pixelMap, inkOutset: stroke?.halfWidth ?? 0) : nil,
       text: collectsBoxes || collectsText ? layout.text : nil)
   }

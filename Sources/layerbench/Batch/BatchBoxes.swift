@@ -12,6 +12,9 @@ import Foundation
 /// applied), `[left, top, right, bottom]`, rounded to hundredths. `box` is the logical box (the
 /// advance by the line's height), `ink` the drawn pixels' box (absent where nothing is drawn).
 /// `start`/`end` index `text` in Unicode code points (Python's `str` indexes), end excluded.
+/// A vertical or transformed tile's boxes also carry `quad` and `inkQuad`, the four corners
+/// `[x1,y1,…,x4,y4]` of `box` and `ink` in the text's own order (clockwise in the image), of which
+/// `box` and `ink` are then the bounds.
 enum BatchBoxes {
   static func json(id: String, width: Int, height: Int, text: String, boxes: TextBoxes) -> Data {
     // UTF-8 offset → code point index, for the offsets Pango gives.
@@ -42,8 +45,16 @@ enum BatchBoxes {
           out.literal(#","ink":"#)
           out.rect(ink)
         }
+        if let quad = box.inkQuad {
+          out.literal(#","inkQuad":"#)
+          out.quad(quad)
+        }
         out.literal(#","line":"#)
         out.integer(box.lineIndex)
+        if let quad = box.quad {
+          out.literal(#","quad":"#)
+          out.quad(quad)
+        }
         out.literal(#","start":"#)
         out.integer(index(box.utf8Range.lowerBound))
         out.literal(#","text":"#)
@@ -124,6 +135,18 @@ private struct BoxesJSONWriter {
     number(rect.maxX)
     bytes.append(UInt8(ascii: ","))
     number(rect.maxY)
+    bytes.append(UInt8(ascii: "]"))
+  }
+
+  /// Four corners as `[x1,y1,x2,y2,x3,y3,x4,y4]`.
+  mutating func quad(_ points: [Point]) {
+    bytes.append(UInt8(ascii: "["))
+    for (index, point) in points.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      number(point.x)
+      bytes.append(UInt8(ascii: ","))
+      number(point.y)
+    }
     bytes.append(UInt8(ascii: "]"))
   }
 

@@ -19,8 +19,9 @@ struct BatchRunCommand: ParsableCommand {
     abstract: "Render every tile of --input (or --file) into --out-dir.",
     discussion: """
       --input: one JSON object per line, {"id": "a1", "text": "…"} or {"id": "a1", "markup": "…"}, with optional \
-      fields font, width, height, scale, padding, align, wrap, ellipsize, maxLines, lineSpacing, fg, bg, language \
-      over the command-line defaults. --file: one plain-text tile per non-blank line, id = line number. Writes \
+      fields font, width, height, scale, padding, align, wrap, ellipsize, maxLines, lineSpacing, fg, bg, language, \
+      orientation, stroke, strokeColor, strokeFill (true/false), rotate, skew, scaleX, scaleY over the command-line \
+      defaults. --file: one plain-text tile per non-blank line, id = line number. Writes \
       <out-dir>/<id>.png and <out-dir>/manifest.jsonl (one record per tile, in input order). Re-running the same \
       command resumes: tiles whose PNG and record match are kept. --shard INDEX/COUNT (or SLURM_ARRAY_TASK_ID/\
       SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with --shard-count) renders the lines n with \
@@ -35,6 +36,13 @@ struct BatchRunCommand: ParsableCommand {
       with --sample-font, --sample-size, --sample-fg, --sample-bg, --sample-letter-spacing draws each line's style \
       from its own random stream (seed and id): the same on any number of workers or shards; the record's \
       `sample` says what was drawn.
+
+      Layout (docs/datasets.md#vertical-stroked-and-transformed-text): --orientation vertical lays lines out as \
+      columns (CJK upright, Latin turned; --width is then the column length, the image's height); --stroke-width \
+      outlines the glyphs (the tile grows by half of it on each side); --rotate, --skew, --scale-x, --scale-y \
+      transform the drawing (cairo draws it: sharp), the image growing to the transformed tile's bound; \
+      --sample-rotate, --sample-skew, --sample-stroke-width draw them per line. A tile so drawn has a `layout` \
+      object in its record, and its boxes carry `quad`/`inkQuad`: the four corners, clockwise.
 
       Output (docs/batch.md#shards-and-formats): --output webdataset writes tar files of --tiles-per-tar tiles \
       (tiles-000000.tar, …; a shard: tiles-I-of-N-000000.tar), members <id>.png (or .jpg), <id>.txt (the label) \
