@@ -100,7 +100,8 @@ struct TextTileLayoutTests {
       let drawn = try Self.alone(text, cluster.utf8Range, layout)
       #expect(drawn.boxes?.clusters.map(\.quad) == boxes.clusters.map(\.quad), "\(name) \(layout): layout changed")
       let counts = Self.ink(of: drawn.image, against: quad)
-      #expect(counts.outside == 0, "\(name) \(layout): '\(cluster.text)' has \(counts.outside) ink pixels outside \(quad)")
+      #expect(
+        counts.outside == 0, "\(name) \(layout): '\(cluster.text)' has \(counts.outside) ink pixels outside \(quad)")
       #expect(counts.inside > 0, "\(name) \(layout): '\(cluster.text)' drew nothing in \(quad)")
       checked += 1
     }
@@ -128,8 +129,6 @@ struct TextTileLayoutTests {
     "a stroke grows the tile and the ink boxes by its half-width, and every ink pixel is in a cluster's box",
     arguments: scripts)
   func strokeGrowsTheInkBoxes(name: String, text: String) throws {
-    let plain = try Self.tile(.plain(text), .rotated).render()  // only for the layout's size
-    _ = plain
     var unstroked = Self.tile(.plain(text), .stroked)
     unstroked.stroke = nil
     let without = try unstroked.render()
@@ -200,7 +199,8 @@ struct TextTileLayoutTests {
 
   @Test("a full turn draws what no transform draws, and a quarter turn the image turned")
   func turns() throws {
-    var tile = TextTile(.plain("Wyvern 漢字"), style: TextStyle(font: "Sans 20"), width: 200, scale: 2, background: .white)
+    var tile = TextTile(
+      .plain("Wyvern 漢字"), style: TextStyle(font: "Sans 20"), width: 200, scale: 2, background: .white)
     tile.glyphCompositing = .cairo
     tile.drawsGray = false
     let straight = try tile.render().image

@@ -34,8 +34,9 @@ struct BatchLayoutTests {
       #expect((records[5]["error"] as? String)?.contains("field 'orientation' must be one of") == true)
       // The column is taller than wide; its sidecar's boxes have quads whose bound is the box.
       #expect(try #require(records[2]["height"] as? Int) > (try #require(records[2]["width"] as? Int)))
-      let sidecar = try JSONSerialization.jsonObject(
-        with: Data(contentsOf: dir.appendingPathComponent("out/turned.json"))) as? [String: Any]
+      let sidecar =
+        try JSONSerialization.jsonObject(
+          with: Data(contentsOf: dir.appendingPathComponent("out/turned.json"))) as? [String: Any]
       let clusters = try #require(sidecar?["clusters"] as? [[String: Any]])
       for cluster in clusters {
         let box = try #require(cluster["box"] as? [Double])

@@ -24,7 +24,9 @@ extension TextLayout {
     var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
     var node = pango_layout_get_lines_readonly(raw)
     while let current = node {
-      if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) { indices[line] = indices.count }
+      if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) {
+        indices[line] = indices.count
+      }
       node = current.pointee.next
     }
     var shifts: [RunShift] = []
@@ -51,7 +53,9 @@ extension TextBoxes {
   /// clusters (lines are Pango's line extents, already right).
   func shifted(by shifts: [TextLayout.RunShift]) -> TextBoxes {
     guard !shifts.isEmpty else { return self }
-    func move(_ rect: Rect, _ dy: Double) -> Rect { Rect(x: rect.minX, y: rect.minY + dy, width: rect.width, height: rect.height) }
+    func move(_ rect: Rect, _ dy: Double) -> Rect {
+      Rect(x: rect.minX, y: rect.minY + dy, width: rect.width, height: rect.height)
+    }
     let moved = clusters.map { box -> TextBox in
       guard
         let shift = shifts.first(where: { $0.line == box.lineIndex && $0.bytes.contains(box.utf8Range.lowerBound) })

@@ -89,7 +89,8 @@ extension TextTile {
       let inside = height - acrossPadding
       guard inside > 0 else {
         throw RenderError.invalidDimension(
-          name: vertical ? "height (across the columns) inside the left and right padding" : "height inside the padding",
+          name: vertical
+            ? "height (across the columns) inside the left and right padding" : "height inside the padding",
           value: inside)
       }
       textHeight = inside

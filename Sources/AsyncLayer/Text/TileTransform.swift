@@ -50,7 +50,8 @@ public struct TileTransform: Sendable, Hashable {
   public func validate() throws(RenderError) {
     guard rotation.isFinite, abs(rotation) <= Self.maximumRotation else {
       throw .invalidValue(
-        name: "rotation", value: "\(rotation)", expected: "degrees from -\(Int(Self.maximumRotation)) to \(Int(Self.maximumRotation))")
+        name: "rotation", value: "\(rotation)",
+        expected: "degrees from -\(Int(Self.maximumRotation)) to \(Int(Self.maximumRotation))")
     }
     guard skewX.isFinite, abs(skewX) <= Self.maximumSkew else {
       throw .invalidValue(

@@ -196,7 +196,8 @@ struct BatchRunCommand: ParsableCommand {
     }
     let format = self.format ?? (input != nil ? .jsonl : .plain)
     var configuration = BatchConfiguration(
-      input: input ?? file ?? "", outDir: outDir, parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
+      input: input ?? file ?? "", outDir: outDir,
+      parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
     // Tar files are written by the commit step, in input order, in 1 MiB writes: nothing for a
     // writer thread to take over.

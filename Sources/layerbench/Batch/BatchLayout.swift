@@ -58,7 +58,9 @@ struct LayoutOptions: ParsableArguments {
       throw ValidationError(
         problem.replacingOccurrences(of: "'stroke'", with: "--stroke-width")
           .replacingOccurrences(of: "'strokeColor'", with: "--stroke-color")
-          .replacingOccurrences(of: "'scaleX'", with: "--scale-x").replacingOccurrences(of: "'scaleY'", with: "--scale-y")
+          .replacingOccurrences(of: "'scaleX'", with: "--scale-x").replacingOccurrences(
+            of: "'scaleY'", with: "--scale-y"
+          )
           .replacingOccurrences(of: "'rotate'", with: "--rotate").replacingOccurrences(of: "'skew'", with: "--skew"))
     }
     if strokeOnly, strokeWidth == 0 { throw ValidationError("--stroke-only needs a --stroke-width above 0") }
@@ -79,14 +81,17 @@ struct TileLayout: Sendable, Equatable {
   var scaleY = 1.0
 
   /// The line fields that set it.
-  static let fields: Set<String> = ["orientation", "stroke", "strokeColor", "strokeFill", "rotate", "skew", "scaleX", "scaleY"]
+  static let fields: Set<String> = [
+    "orientation", "stroke", "strokeColor", "strokeFill", "rotate", "skew", "scaleX", "scaleY",
+  ]
 
   var isDefault: Bool { self == TileLayout() }
 
   /// What is wrong with the values, in the line fields' names, or nil.
   func problem() -> String? {
     guard strokeWidth.isFinite, (0...TextStroke.maximumWidth).contains(strokeWidth) else {
-      return "'stroke' must be a width in points from 0 (none) to \(Int(TextStroke.maximumWidth)) (got \(Bounds.format(strokeWidth)))"
+      return
+        "'stroke' must be a width in points from 0 (none) to \(Int(TextStroke.maximumWidth)) (got \(Bounds.format(strokeWidth)))"
     }
     do {
       _ = try Color(parsing: strokeColor)

@@ -272,7 +272,9 @@ struct Sampler: Sendable {
     }
     if let strokeWidth {
       let points = random.hundredths(in: strokeWidth)
-      tile.stroke = points > 0 ? TextStroke(width: points, color: tile.stroke?.color ?? strokeColor, fills: tile.stroke?.fills ?? true) : nil
+      tile.stroke =
+        points > 0
+        ? TextStroke(width: points, color: tile.stroke?.color ?? strokeColor, fills: tile.stroke?.fills ?? true) : nil
       record.stroke = points
     }
     return record
