@@ -11,9 +11,11 @@ public struct TextTile: Sendable, Hashable {
   public var content: TextContent
   /// Font, colour, alignment, wrapping and line limits.
   public var style: TextStyle
-  /// The tile width in points, padding included.
+  /// The tile width in points, padding included (vertical text: the columns' length, the image's
+  /// height; see ``TextOrientation``).
   public var width: Double
-  /// The tile height in points, padding included; nil fits the text.
+  /// The tile height in points, padding included; nil fits the text (vertical text: the extent
+  /// across the columns, the image's width).
   public var height: Double?
   /// Device pixels per point.
   public var scale: Double
