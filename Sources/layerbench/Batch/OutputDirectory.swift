@@ -2,8 +2,8 @@ import AsyncLayer
 import Foundation
 import Synchronization
 
-/// A batch's output directory, open once: PNGs are written and renamed relative to its descriptor
-/// (`openat`, `renameat`), so no path is built or resolved per file.
+/// A batch's output directory, open once: files are created, linked and renamed relative to its descriptor
+/// (`openat`, `linkat`, `renameat`), so no path is built or resolved per file.
 ///
 /// Each file appears under its name only whole. Where the file system has them (Linux's `O_TMPFILE`:
 /// ext4, xfs, btrfs, tmpfs), a file is written as an unnamed inode of the directory and given its name
