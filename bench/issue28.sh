@@ -6,7 +6,9 @@
 #   1. throughput --png fast / --png none, 1 worker (goal >= 0.5)
 #   2. throughput --png none / the C pangocairo loop (bench/out/pango_reference, 1 thread), tiles/s (goal >= 1.25)
 #   3. throughput --workload mixed, 2 workers / 1 worker (goal >= 1.85)
-#   4. batch --workers 1 / throughput --png fast, 1 worker, same lines (goal >= 0.95)
+#   4. batch --workers 1 / throughput --png fast, 1 worker, same lines (goal >= 0.95); also as whole
+#      commands (TILES / the process's wall time, start-up included on both sides: throughput's printed
+#      rate leaves out its start-up and a warm-up tile, batch's includes its start-up and first tile)
 #
 # All runs use the same tile (TEXT, Sans 14, 375 x 120 pt at scale 2, padding 8, white: ThroughputCommand's
 # and bench/batch.py's defaults apart from the fixed height). Wall-clock ratios depend on the machine's
@@ -31,6 +33,8 @@ TILE=(--text "$TEXT" --font "Sans 14" --width 375 --height 120 --scale 2 --paddi
 BATCH_TILE=(--font "Sans 14" --width 375 --height 120 --scale 2 --padding 8 --bg white)
 
 rate() { grep -oE '[0-9.]+ tiles/s' | head -1 | awk '{ print $1 }'; }
+now() { date +%s.%N; }
+whole() { awk -v n="$TILES" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", n / (b - a) }'; }
 throughput() { "$LB" throughput "${TILE[@]}" --tiles "$TILES" "$@" 2>&1 | rate; }
 c_loop() { "$C_BIN" --tiles "$TILES" --threads 1 --text "$TEXT" 2>&1 | rate; }
 # Each batch run writes into a directory of its own, and all are removed at the end: deleting a
@@ -47,27 +51,33 @@ batch() {
 
 echo "bench/issue28.sh $ROUNDS $TILES: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $LB"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-5s %10s %10s %10s %10s %10s %10s\n' round none fast C mixed-1 mixed-2 batch
-declare -a NONE FAST CL M1 M2 BATCH
+printf '%-5s %10s %10s %10s %10s %10s %10s %12s %12s\n' round none fast C mixed-1 mixed-2 batch fast-whole batch-whole
+declare -a NONE FAST CL M1 M2 BATCH FASTW BATCHW
 for ((r = 1; r <= ROUNDS; r++)); do
   # Alternate the order of the pairs from round to round so that drift in the load hits both sides.
   if ((r % 2)); then
-    n=$(throughput --workers 1 --png none); f=$(throughput --workers 1 --png fast); c=$(c_loop)
-    m1=$(throughput --workload mixed --workers 1); m2=$(throughput --workload mixed --workers 2); b=$(batch)
+    n=$(throughput --workers 1 --png none); s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
+    c=$(c_loop)
+    m1=$(throughput --workload mixed --workers 1); m2=$(throughput --workload mixed --workers 2)
+    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
   else
-    b=$(batch); m2=$(throughput --workload mixed --workers 2); m1=$(throughput --workload mixed --workers 1)
-    c=$(c_loop); f=$(throughput --workers 1 --png fast); n=$(throughput --workers 1 --png none)
+    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
+    m2=$(throughput --workload mixed --workers 2); m1=$(throughput --workload mixed --workers 1)
+    c=$(c_loop); s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
+    n=$(throughput --workers 1 --png none)
   fi
-  NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b")
-  printf '%-5s %10s %10s %10s %10s %10s %10s\n' "$r" "$n" "$f" "$c" "$m1" "$m2" "$b"
+  NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b"); FASTW+=("$fw"); BATCHW+=("$bw")
+  printf '%-5s %10s %10s %10s %10s %10s %10s %12s %12s\n' "$r" "$n" "$f" "$c" "$m1" "$m2" "$b" "$fw" "$bw"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # Ratios per round (the two sides of a round ran back to back), then their median.
 ratios() { local -n a=$1 b=$2; local out=(); for ((k = 0; k < ${#a[@]}; k++)); do out+=("$(awk -v x="${a[k]}" -v y="${b[k]}" 'BEGIN { printf "%.3f", x / y }')"); done; median "${out[@]}"; }
-printf '%-5s %10s %10s %10s %10s %10s %10s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
-  "$(median "${CL[@]}")" "$(median "${M1[@]}")" "$(median "${M2[@]}")" "$(median "${BATCH[@]}")"
+printf '%-5s %10s %10s %10s %10s %10s %10s %12s %12s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
+  "$(median "${CL[@]}")" "$(median "${M1[@]}")" "$(median "${M2[@]}")" "$(median "${BATCH[@]}")" \
+  "$(median "${FASTW[@]}")" "$(median "${BATCHW[@]}")"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "1. png fast / png none, 1 worker:        $(ratios FAST NONE)   (goal >= 0.5)"
 echo "2. render / C loop, 1 thread, tiles/s:   $(ratios NONE CL)   (goal >= 1.25)"
 echo "3. mixed, 2 workers / 1 worker:          $(ratios M2 M1)   (goal >= 1.85)"
 echo "4. batch 1 worker / png fast 1 worker:   $(ratios BATCH FAST)   (goal >= 0.95)"
+echo "   the same, whole commands:             $(ratios BATCHW FASTW)"

@@ -14,7 +14,7 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("Hi 👋"), style: TextStyle(), width: 200)
   /// layout.clusterBoxes().map(\.text)  // ["H", "i", " ", "👋"]
   /// ```
-  public func clusterBoxes() -> [TextBox] { collectClusters().map(\.box) }
+  public func clusterBoxes() -> [TextBox] { collectClusters().clusters.map(\.box) }
 
   /// The words of the shown lines (Pango's word boundaries: letters and digits, without the
   /// spaces and punctuation around them), one box per word and line, in the text's order. Each box
@@ -24,7 +24,10 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("Hello, world"), style: TextStyle(), width: 200)
   /// layout.wordBoxes().map(\.text)  // ["Hello", "world"]
   /// ```
-  public func wordBoxes() -> [TextBox] { words(of: collectClusters()) }
+  public func wordBoxes() -> [TextBox] {
+    let walk = collectClusters()
+    return words(of: walk.clusters, wordCount: walk.wordCount)
+  }
 
   /// The shown lines as boxes: ``TextLine/frame`` and ``TextLine/inkFrame`` with the line's text.
   ///
@@ -49,11 +52,13 @@ extension TextLayout {
   /// boxes.clusters.count  // 5
   /// ```
   public func boxes() -> TextBoxes {
-    let clusters = collectClusters()
-    return TextBoxes(clusters: clusters.map(\.box), words: words(of: clusters), lines: lineBoxes())
+    let walk = collectClusters()
+    return TextBoxes(
+      clusters: walk.clusters.map(\.box), words: words(of: walk.clusters, wordCount: walk.wordCount),
+      lines: lineBoxes())
   }
 
-  /// A cluster and the word it starts in.
+  /// A cluster and the word it starts in (its index among all the walk's words, in text order).
   private struct Cluster {
     var box: TextBox
     var word: Int?
@@ -94,7 +99,11 @@ extension TextLayout {
   /// character boundaries.
   private func slice(_ range: Range<Int>) -> String {
     guard let text = pango_layout_get_text(raw) else { return "" }
-    let length = strlen(text)
+    return Self.slice(range, of: text, length: strlen(text))
+  }
+
+  /// `range` of `text` (`length` bytes), decoded leniently: the text read once per walk, not per box.
+  private static func slice(_ range: Range<Int>, of text: UnsafePointer<CChar>, length: Int) -> String {
     let lower = min(max(0, range.lowerBound), length)
     let upper = min(max(lower, range.upperBound), length)
     return String(
@@ -111,14 +120,22 @@ extension TextLayout {
     }
   }
 
-  private func collectClusters() -> [Cluster] {
+  /// The clusters of the shown lines, and how many words the walk saw (`Cluster.word` counts them).
+  private func collectClusters() -> (clusters: [Cluster], wordCount: Int) {
     let shownCount = lines.count
     var result: [Cluster] = []
+    var wordCount = 0
     let unit = Double(PANGO_SCALE)
+    guard let wholeText = pango_layout_get_text(raw) else { return ([], 0) }
+    let wholeLength = strlen(wholeText)
     for walk in units {
       guard let text = pango_layout_get_text(walk.raw), let iterator = pango_layout_get_iter(walk.raw) else { continue }
       defer { pango_layout_iter_free(iterator) }
       let words = Self.wordRanges(of: walk.raw)
+      // Words are numbered across the pieces, in text order: a piece's first word follows the last
+      // piece's (the clusters' grouping then needs no table keyed by word).
+      let firstWord = wordCount
+      wordCount += words.count
       /// The cluster being gathered: its line, run, logical box, ink box and byte range (piece's).
       var pending:
         (
@@ -135,12 +152,14 @@ extension TextLayout {
             width: Double(r.width) / unit, height: Double(r.height) / unit)
         }
         let ink = cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil
-        // The word the cluster starts in, keyed by the word's start in the whole text.
-        let word = Self.index(of: cluster.range.lowerBound, in: words).map { words[$0].lowerBound + walk.byteOffset }
+        // The word the cluster starts in.
+        let word = Self.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 }
         result.append(
           Cluster(
             box: TextBox(
-              text: cluster.isEllipsis ? "…" : slice(global), utf8Range: global, lineIndex: cluster.line,
+              text: cluster.isEllipsis ? "…" : Self.slice(global, of: wholeText, length: wholeLength),
+              utf8Range: global,
+              lineIndex: cluster.line,
               frame: rect(cluster.logical), inkFrame: ink),
             word: word))
       }
@@ -172,7 +191,7 @@ extension TextLayout {
       } while pango_layout_iter_next_char(iterator) != 0
       flush()
     }
-    return result
+    return (result, wordCount)
   }
 
   /// The words of a layout's text as byte ranges, in order, from its log attributes.
@@ -208,37 +227,50 @@ extension TextLayout {
   }
 
   /// The clusters grouped by word and line: one box per word part on a line, in the text's order.
-  private func words(of clusters: [Cluster]) -> [TextBox] {
-    struct Key: Hashable {
-      var word: Int
+  /// Groups are kept in the order they are first seen; each word's groups are chained (one per line
+  /// the word is on), found from the word's index: no hashing per cluster.
+  private func words(of clusters: [Cluster], wordCount: Int) -> [TextBox] {
+    struct Group {
       var line: Int
+      var range: Range<Int>
+      var frame: Rect
+      var ink: Rect?
+      /// The same word's group seen before this one (on another line), or -1.
+      var previous: Int
     }
-    var order: [Key] = []
-    var groups: [Key: (range: Range<Int>, frame: Rect, ink: Rect?)] = [:]
+    var groups: [Group] = []
+    var newestGroup = [Int](repeating: -1, count: wordCount)
     for cluster in clusters {
-      guard let word = cluster.word else { continue }
-      let key = Key(word: word, line: cluster.box.lineIndex)
+      guard let word = cluster.word, word < wordCount else { continue }
       let box = cluster.box
-      if let group = groups[key] {
+      var index = newestGroup[word]
+      while index >= 0, groups[index].line != box.lineIndex { index = groups[index].previous }
+      if index >= 0 {
+        let group = groups[index]
         let ink: Rect? =
           switch (group.ink, box.inkFrame) {
           case (let a?, let b?): Self.union(a, b)
           case (let a?, nil): a
           case (nil, let b): b
           }
-        groups[key] = (
-          min(group.range.lowerBound, box.utf8Range.lowerBound)..<max(group.range.upperBound, box.utf8Range.upperBound),
-          Self.union(group.frame, box.frame), ink
-        )
+        groups[index].range =
+          min(group.range.lowerBound, box.utf8Range.lowerBound)..<max(group.range.upperBound, box.utf8Range.upperBound)
+        groups[index].frame = Self.union(group.frame, box.frame)
+        groups[index].ink = ink
       } else {
-        order.append(key)
-        groups[key] = (box.utf8Range, box.frame, box.inkFrame)
+        groups.append(
+          Group(
+            line: box.lineIndex, range: box.utf8Range, frame: box.frame, ink: box.inkFrame, previous: newestGroup[word])
+        )
+        newestGroup[word] = groups.count - 1
       }
     }
-    return order.compactMap { key in
-      guard let group = groups[key] else { return nil }
-      return TextBox(
-        text: slice(group.range), utf8Range: group.range, lineIndex: key.line, frame: group.frame, inkFrame: group.ink)
+    guard !groups.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    let length = strlen(text)
+    return groups.map { group in
+      TextBox(
+        text: Self.slice(group.range, of: text, length: length), utf8Range: group.range, lineIndex: group.line,
+        frame: group.frame, inkFrame: group.ink)
     }
     .sorted { ($0.utf8Range.lowerBound, $0.lineIndex) < ($1.utf8Range.lowerBound, $1.lineIndex) }
   }

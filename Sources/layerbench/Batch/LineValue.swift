@@ -41,6 +41,7 @@ enum LineValue: Decodable, Equatable {
 
   /// The lines's object, or the line's error: bad JSON (with the decoder's reason), not UTF-8, not an object.
   static func object(_ line: Data) throws(TileSpecError) -> [String: LineValue] {
+    if let object = flatObject(line) { return object }
     do {
       return try JSONDecoder().decode([String: LineValue].self, from: line)
     } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
@@ -64,5 +65,118 @@ enum LineValue: Decodable, Equatable {
     }
     if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
     return "\(error)"
+  }
+
+  /// The object of a line that is one flat JSON object whose values are strings without escapes,
+  /// integers of up to 15 digits, booleans or null, its keys given once (nearly every line of a
+  /// dataset: `{"id": "t1", "text": "…"}`); nil for anything else, which `JSONDecoder` then reads.
+  ///
+  /// Not a second reading of the schema (`TileParser` still checks every field): the same values
+  /// `JSONDecoder` gives for the same bytes, without its machinery (a decoder, a container and a
+  /// failed type attempt per value), which cost as much CPU per tile as the rest of the batch's own
+  /// work (perf, `bench/shards.sh`). Strings must be valid UTF-8 without control characters, as
+  /// JSON requires; an integer is exact in a `Double` below 2⁵³.
+  static func flatObject(_ line: Data) -> [String: LineValue]? {
+    line.withUnsafeBytes { raw -> [String: LineValue]? in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      let end = bytes.count
+      var index = 0
+      func skipSpace() {
+        while index < end {
+          switch bytes[index] {
+          case 0x20, 0x09, 0x0a, 0x0d: index += 1
+          default: return
+          }
+        }
+      }
+      /// A string from its opening quote, or nil when it has an escape, a control byte or bad UTF-8.
+      func string() -> String? {
+        index += 1
+        let start = index
+        while index < end {
+          let byte = bytes[index]
+          if byte == UInt8(ascii: "\"") {
+            index += 1
+            return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+          }
+          if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+          index += 1
+        }
+        return nil
+      }
+      /// `word` at `index` (true, false, null), not followed by more letters or digits.
+      func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard end - index >= count, memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0 else { return false }
+        index += count
+        return true
+      }
+      /// An integer as JSON writes one (no leading zero, no fraction or exponent), of up to 15 digits.
+      func integer() -> Double? {
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let start = index
+        var value: Int64 = 0
+        while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+          value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+          index += 1
+          if index - start > 15 { return nil }
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        return negative ? -Double(value) : Double(value)
+      }
+
+      skipSpace()
+      guard index < end, bytes[index] == UInt8(ascii: "{") else { return nil }
+      index += 1
+      var object: [String: LineValue] = [:]
+      skipSpace()
+      if index < end, bytes[index] == UInt8(ascii: "}") {
+        index += 1
+      } else {
+        while true {
+          guard index < end, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
+          skipSpace()
+          guard index < end, bytes[index] == UInt8(ascii: ":") else { return nil }
+          index += 1
+          skipSpace()
+          guard index < end else { return nil }
+          let value: LineValue
+          switch bytes[index] {
+          case UInt8(ascii: "\""):
+            guard let string = string() else { return nil }
+            value = .string(string)
+          case UInt8(ascii: "t"):
+            guard literal("true") else { return nil }
+            value = .bool(true)
+          case UInt8(ascii: "f"):
+            guard literal("false") else { return nil }
+            value = .bool(false)
+          case UInt8(ascii: "n"):
+            guard literal("null") else { return nil }
+            value = .null
+          case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard let number = integer() else { return nil }
+            value = .number(number)
+          default:
+            return nil
+          }
+          // A key given twice: the decoder's reading decides which value counts.
+          guard object.updateValue(value, forKey: key) == nil else { return nil }
+          skipSpace()
+          guard index < end else { return nil }
+          if bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            break
+          }
+          guard bytes[index] == UInt8(ascii: ",") else { return nil }
+          index += 1
+          skipSpace()
+        }
+      }
+      skipSpace()
+      return index == end ? object : nil
+    }
   }
 }

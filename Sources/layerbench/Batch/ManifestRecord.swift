@@ -101,8 +101,14 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   }
 
   /// `value` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
+  /// Text with nothing to escape (every record's label, nearly always) is copied in one step.
   static func appendQuoted(_ value: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7f && $0 != 0x22 && $0 != 0x5c }) {
+      out.append(contentsOf: value.utf8)
+      out.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in value.utf8 {
       switch byte {
       case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)

@@ -1,10 +1,17 @@
 import AsyncLayer
 import Foundation
+import Synchronization
 
-/// A batch's output directory, open once: PNGs are written and renamed relative to its descriptor
-/// (`openat`, `renameat`), so no path is built or resolved per file.
+/// A batch's output directory, open once: files are created, linked and renamed relative to its descriptor
+/// (`openat`, `linkat`, `renameat`), so no path is built or resolved per file.
 ///
-/// Each PNG is written to a temporary file, `.<file>.<tag>.<worker>.tmp`, then renamed into place.
+/// Each file appears under its name only whole. Where the file system has them (Linux's `O_TMPFILE`:
+/// ext4, xfs, btrfs, tmpfs), a file is written as an unnamed inode of the directory and given its name
+/// by `linkat` once written: no temporary name to create, rename and remove (two of the directory
+/// operations a tile cost), and nothing left behind when the process is killed (the kernel frees an
+/// unnamed inode with its last descriptor). A name that already exists (a tile rendered again) is
+/// replaced by linking the file under its temporary name and renaming that over it. Elsewhere, each
+/// file is written to a temporary file, `.<file>.<tag>.<worker>.tmp`, then renamed into place.
 /// The tag names the shard (`s3of16`, or `all`), so that a run removing a killed run's leftovers
 /// never touches the files another shard, writing into the same directory, has in flight.
 final class OutputDirectory: Sendable {
@@ -12,6 +19,8 @@ final class OutputDirectory: Sendable {
   let descriptor: Int32
   let path: String
   let temporaryTag: String
+  /// Whether unnamed files work here: 0 not tried yet, 1 yes, 2 no (the first failure turns them off).
+  private let unnamedFiles = Atomic<UInt8>(0)
 
   init(path: String, temporaryTag: String) throws {
     let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -65,8 +74,74 @@ final class OutputDirectory: Sendable {
     return removed
   }
 
-  /// Writes `data` as `name` in one piece: a temporary file, then a rename over `name`.
+  /// Writes `data` as `name` in one piece: an unnamed file linked as `name` once written, or a
+  /// temporary file renamed over `name`.
   func writeAtomically(_ data: Data, named name: String, worker: Int) throws {
+    if unnamedFiles.load(ordering: .relaxed) != 2, try writeUnnamed(data, named: name, worker: worker) { return }
+    try writeThroughTemporaryName(data, named: name, worker: worker)
+  }
+
+  #if os(Linux) && (arch(x86_64) || arch(arm64))
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Glibc's module does not export (it needs
+    /// `_GNU_SOURCE`); `__O_TMPFILE` is 0o20000000 on x86-64 and arm64.
+    private static let openUnnamed: Int32? = 0o20000000 | O_DIRECTORY
+  #else
+    private static let openUnnamed: Int32? = nil
+  #endif
+
+  /// Writes `data` into an unnamed file of the directory and links it as `name`. False when unnamed
+  /// files do not work here (nothing was written: the caller takes the temporary name); throws when
+  /// writing fails.
+  private func writeUnnamed(_ data: Data, named name: String, worker: Int) throws -> Bool {
+    guard let flags = Self.openUnnamed.map({ $0 | O_WRONLY | O_CLOEXEC }) else { return false }
+    let fd = openat(descriptor, ".", flags, 0o644)
+    guard fd >= 0 else {
+      // EOPNOTSUPP (NFS, overlayfs on old kernels), EISDIR (a kernel without O_TMPFILE), or any other
+      // reason: the temporary name, which reports a real error in its own words.
+      unnamedFiles.store(2, ordering: .relaxed)
+      return false
+    }
+    var linked = false
+    defer {
+      // Before the link an unnamed file vanishes with its descriptor; after it, a failed close
+      // means the data may not be whole: the name goes too.
+      if close(fd) != 0, linked { unlinkat(descriptor, name, 0) }
+    }
+    try BatchFiles.writeAll(fd, data, path: "\(path)/\(name)")
+    // Linked through /proc (`AT_EMPTY_PATH` would need CAP_DAC_READ_SEARCH), as open(2) shows.
+    let source = "/proc/self/fd/\(fd)"
+    if linkat(AT_FDCWD, source, descriptor, name, AT_SYMLINK_FOLLOW) == 0 {
+      linked = true
+      unnamedFiles.store(1, ordering: .relaxed)
+      return true
+    }
+    let failure = errno
+    if failure == EEXIST {
+      // A file of that name is there (a tile rendered again): replace it in one step, as a rename does.
+      let temporary = temporaryName(for: name, worker: worker)
+      unlinkat(descriptor, temporary, 0)
+      guard linkat(AT_FDCWD, source, descriptor, temporary, AT_SYMLINK_FOLLOW) == 0 else {
+        throw BatchError(FileErrorDescription(path: "\(path)/\(temporary)", operation: "cannot create", errno: errno))
+      }
+      guard renameat(descriptor, temporary, descriptor, name) == 0 else {
+        let failure = FileErrorDescription(path: "\(path)/\(name)", operation: "cannot write", errno: errno)
+        unlinkat(descriptor, temporary, 0)
+        throw BatchError(failure)
+      }
+      linked = true
+      return true
+    }
+    if unnamedFiles.load(ordering: .relaxed) == 1 {
+      // Unnamed files worked here before: this is a real error (no space, a read-only remount…).
+      throw BatchError(FileErrorDescription(path: "\(path)/\(name)", operation: "cannot write", errno: failure))
+    }
+    // The first link failed (no /proc mounted, a file system that refuses it): temporary names from now on.
+    unnamedFiles.store(2, ordering: .relaxed)
+    return false
+  }
+
+  /// Writes `data` as `name` in one piece: a temporary file, then a rename over `name`.
+  private func writeThroughTemporaryName(_ data: Data, named name: String, worker: Int) throws {
     let temporary = temporaryName(for: name, worker: worker)
     let fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
