@@ -68,8 +68,11 @@ for build in before after; do
   pdftotext -layout "$out/$build-tagged.pdf" "$out/$build-tagged.txt"
   pages=$(pdfinfo "$out/$build-tagged.pdf" | awk '/^Pages:/ { print $2 }')
   tagged=$(pdfinfo "$out/$build-tagged.pdf" | awk '/^Tagged:/ { print $2 }')
-  qpdf_out=$(qpdf --check "$out/$build-tagged.pdf" 2>&1 | grep -ci "warning\|error" || true)
-  echo "  $build: $pages pages, tagged $tagged, $(wc -l < "$out/$build-tagged.struct.txt") structure lines, qpdf warnings/errors: $qpdf_out"
+  # qpdf --check exits 0 when clean, 3 with warnings, 2 with errors.
+  qpdf_status=0
+  qpdf --check "$out/$build-tagged.pdf" > /dev/null 2>&1 || qpdf_status=$?
+  echo "  $build: $pages pages, tagged $tagged, $(wc -l < "$out/$build-tagged.struct.txt") structure lines," \
+    "qpdf --check exit $qpdf_status (0: clean)"
 done
 cmp -s "$out/before-tagged.struct.txt" "$out/after-tagged.struct.txt" && echo "  pdfinfo -struct-text: identical" \
   || echo "  pdfinfo -struct-text: DIFFERENT"
