@@ -23,7 +23,7 @@ extension PDFCatalogUpdate {
   ) -> Data? {
     // Object streams are PDF 1.5; cairo writes 1.5 unless told to keep to 1.4.
     let version = Array("%PDF-1.".utf8)
-    guard bytes.count > version.count, bytes[0..<version.count].elementsEqual(version),
+    guard bytes.count > version.count, matches(bytes, at: 0, version),
       let minor = digitValue(bytes[version.count]), minor >= 5
     else { return nil }
     let offsets = file.offsets
@@ -40,7 +40,7 @@ extension PDFCatalogUpdate {
       let end = position + 1 < order.count ? offsets[order[position + 1]] : file.start
       guard let start = bodyStart(ofObject: number, at: offsets[number], in: bytes),
         end - ending.count >= start, end <= bytes.count,
-        bytes[(end - ending.count)..<end].elementsEqual(ending)
+        matches(bytes, at: end - ending.count, ending)
       else { return nil }
       bodies[number] = start..<(end - ending.count)
     }

@@ -35,6 +35,15 @@ enum PDFCatalogUpdate {
     }
   }
 
+  /// Whether `bytes` holds `pattern` from `offset`; false when that runs past either end. One
+  /// `memcmp`: `elementsEqual` on a slice of the file went through the generic sequence path, 18 M
+  /// instructions over the tagged 2,000-row table's 13,000 objects.
+  static func matches(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ pattern: [UInt8]) -> Bool {
+    guard offset >= 0, offset <= bytes.count - pattern.count else { return false }
+    guard let base = bytes.baseAddress, !pattern.isEmpty else { return true }
+    return pattern.withUnsafeBytes { memcmp(base + offset, $0.baseAddress!, pattern.count) == 0 }
+  }
+
   /// Why an update could not be made: the file is not laid out as cairo writes it.
   struct Failure: Error, CustomStringConvertible {
     let description: String
@@ -147,7 +156,7 @@ enum PDFCatalogUpdate {
   /// `xref\n0 N\n`, of 20-byte entries); entry 0 (the free list head) is 0.
   private static func crossReference(at offset: Int, in bytes: UnsafeRawBufferPointer) throws(Failure) -> [Int] {
     let header = Array("xref\n0 ".utf8)
-    guard offset >= 0, offset + header.count < bytes.count, bytes[offset..<offset + header.count].elementsEqual(header)
+    guard offset >= 0, offset + header.count < bytes.count, matches(bytes, at: offset, header)
     else { throw Failure(description: "startxref does not point at a cross-reference table") }
     var cursor = offset + header.count
     var count = 0
@@ -190,7 +199,7 @@ enum PDFCatalogUpdate {
     }
     let rest = objectHeaderRest
     guard cursor > offset, value == number, cursor + rest.count <= bytes.count,
-      bytes[cursor..<cursor + rest.count].elementsEqual(rest)
+      matches(bytes, at: cursor, rest)
     else { return nil }
     return cursor + rest.count
   }
@@ -205,7 +214,7 @@ enum PDFCatalogUpdate {
   {
     guard let start = bodyStart(ofObject: number, at: offset, in: bytes) else { return nil }
     let prefix = structElement
-    guard start + prefix.count < bytes.count, bytes[start..<start + prefix.count].elementsEqual(prefix) else {
+    guard start + prefix.count < bytes.count, matches(bytes, at: start, prefix) else {
       return nil
     }
     let nameStart = start + prefix.count
@@ -220,7 +229,7 @@ enum PDFCatalogUpdate {
     let end = Array("\nendobj".utf8)
     var cursor = start
     while cursor + end.count <= bytes.count {
-      if bytes[cursor] == end[0], bytes[cursor..<cursor + end.count].elementsEqual(end) {
+      if bytes[cursor] == end[0], matches(bytes, at: cursor, end) {
         let text = String(decoding: bytes[start..<cursor], as: UTF8.self)
         return text.hasPrefix("<<") && text.hasSuffix(">>") ? text : nil
       }

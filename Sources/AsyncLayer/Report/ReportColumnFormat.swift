@@ -102,23 +102,44 @@ public enum ReportColumnFormat: Sendable, Hashable {
     return value
   }
 
+  /// `units` (|value| × 10^`places`, rounded) as `grouped` writes it: the integer part with a comma
+  /// every three digits, `places` decimals, and a minus sign when `negative` and not zero.
+  private static func groupedBytes(units: Int64, places: Int, negative: Bool) -> String {
+    var reversed: [UInt8] = []  // least significant digit first, at least one before the point
+    reversed.reserveCapacity(20 + places)
+    var rest = units
+    repeat {
+      reversed.append(UInt8(ascii: "0") + UInt8(rest % 10))
+      rest /= 10
+    } while rest > 0
+    while reversed.count < places + 1 { reversed.append(UInt8(ascii: "0")) }
+    let integerDigits = reversed.count - places
+    var text: [UInt8] = []
+    text.reserveCapacity(reversed.count + integerDigits / 3 + 2)
+    // "-0.00" is written "0.00".
+    if negative && units != 0 { text.append(UInt8(ascii: "-")) }
+    for index in 0..<integerDigits {
+      if index > 0 && (integerDigits - index) % 3 == 0 { text.append(UInt8(ascii: ",")) }
+      text.append(reversed[reversed.count - 1 - index])
+    }
+    if places > 0 {
+      text.append(UInt8(ascii: "."))
+      for index in 0..<places { text.append(reversed[places - 1 - index]) }
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
   /// `value` with `decimals` decimals and a comma every three digits of its integer part.
   static func grouped(_ value: Double, decimals: Int) -> String {
     let places = min(max(decimals, 0), maximumDecimals)
-    let fixed: String
     let scale = pow(10, Double(places))
     if abs(value) * scale < 1e15 {
-      // Exact in a Double and an Int64: digits without String(format:) (a tenth of the cost).
-      let units = Int64((abs(value) * scale).rounded())
-      var digits = String(units)
-      if places > 0 {
-        if digits.count <= places { digits = String(repeating: "0", count: places - digits.count + 1) + digits }
-        digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -places))
-      }
-      fixed = (value < 0 ? "-" : "") + digits
-    } else {
-      fixed = String(format: "%.\(places)f", value)
+      // Exact in a Double and an Int64: the digits written straight into bytes, without
+      // String(format:) or string edits (a table's money column formats thousands of cells).
+      // NaN and the infinities fail the test and take the String(format:) path below.
+      return groupedBytes(units: Int64((abs(value) * scale).rounded()), places: places, negative: value < 0)
     }
+    let fixed = String(format: "%.\(places)f", value)
     let negative = fixed.hasPrefix("-")
     let unsigned = negative ? String(fixed.dropFirst()) : fixed
     let parts = unsigned.split(separator: ".", maxSplits: 1)

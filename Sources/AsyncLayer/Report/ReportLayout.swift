@@ -58,7 +58,7 @@ public struct ReportLayout: Sendable, Hashable {
     contentRect = paginator.contentRect
     title = document.title
     pages = try paginator.finish()
-    ReportPreparedLayouts.keep(paginator.runLayouts, for: preparedLayouts)
+    ReportPreparedLayouts.keep(ReportRunLayouts.byKey(paginator.runLayouts.values), for: preparedLayouts)
   }
 }
 

@@ -58,18 +58,63 @@ extension ReportPaginator {
     let isPlain = table.cellOptions.isEmpty && table.footerRows.isEmpty
     let covered = isPlain ? [] : try Self.coveredCells(of: table, blockIndex: blockIndex)
     // Cells of a column with the same text share one layout (a column of regions or dates
-    // repeats a few values over thousands of rows): Pango lays each distinct text out once.
-    var distinct = Array(repeating: [String: TextLayout](), count: columns)
-    let rows = try (isPlain ? table.rows : table.rows + table.footerRows).enumerated().map { rowIndex, cells in
+    // repeats a few values over thousands of rows): Pango lays each distinct text out once. Each
+    // body cell gets the index of its text in `texts` (in the order they first appear), or nil for
+    // a styled, spanning or footer cell, laid out on its own below.
+    var texts: [(column: Int, text: String)] = []
+    var textIndex = Array(repeating: [String: Int](), count: columns)
+    // In a formatted column, the same by the cell's text as given: a repeated date is not
+    // formatted again (Foundation's DateFormatter costs some 8 k instructions a call).
+    let isFormatted = (0..<columns).map { $0 < table.formats.count && table.formats[$0] != .text }
+    var givenIndex = Array(repeating: [String: Int](), count: columns)
+    let allRows = isPlain ? table.rows : table.rows + table.footerRows
+    var cellTexts: [[Int?]] = []
+    cellTexts.reserveCapacity(allRows.count)
+    // The first row with more cells than columns: an error once the rows above it are laid out.
+    var overfullRow: Int?
+    for (rowIndex, cells) in allRows.enumerated() {
       guard cells.count <= columns else {
-        throw ReportError.tooManyCells(block: blockIndex, row: rowIndex, cells: cells.count, columns: columns)
+        overfullRow = rowIndex
+        break
       }
-      return try (0..<columns).map { column in
-        let index = ReportTableCellIndex(row: rowIndex, column: column)
-        let isCovered = !isPlain && covered.contains(index)
-        let text = column < cells.count && !isCovered ? formatters[column](cells[column]) : ""
-        if !isPlain, !isCovered, table.cellOptions[index] != nil || rowIndex >= table.rows.count {
+      cellTexts.append(
+        (0..<columns).map { column -> Int? in
+          let index = ReportTableCellIndex(row: rowIndex, column: column)
+          let isCovered = !isPlain && covered.contains(index)
+          if !isPlain, !isCovered, table.cellOptions[index] != nil || rowIndex >= table.rows.count { return nil }
+          let given = column < cells.count && !isCovered ? cells[column] : ""
+          if isFormatted[column], let known = givenIndex[column][given] { return known }
+          let text = column < cells.count && !isCovered ? formatters[column](given) : ""
+          let found: Int
+          if let known = textIndex[column][text] {
+            found = known
+          } else {
+            found = texts.count
+            texts.append((column, text))
+            textIndex[column][text] = found
+          }
+          if isFormatted[column] { givenIndex[column][given] = found }
+          return found
+        })
+    }
+    let textWidths = try (0..<columns).map(textWidth)
+    let textLimits = limits
+    let laidOut = ReportCellLayouts.layOut(count: texts.count) { [texts] index in
+      try TextLayout(
+        .plain(texts[index].text), style: cellStyles[texts[index].column], width: textWidths[texts[index].column],
+        limits: textLimits)
+    }
+    // Row by row, left to right: the error thrown is the first failing cell's, in reading order.
+    var rows: [[TextLayout]] = []
+    rows.reserveCapacity(cellTexts.count)
+    for (rowIndex, indices) in cellTexts.enumerated() {
+      rows.append(
+        try indices.enumerated().map { column, found in
+          if let found { return try laidOut[found].get() }
           // A styled, spanning or footer cell: its own layout, at its own width.
+          let cells = allRows[rowIndex]
+          let text = column < cells.count ? formatters[column](cells[column]) : ""
+          let index = ReportTableCellIndex(row: rowIndex, column: column)
           let base = rowIndex >= table.rows.count ? headerStyles[column] : cellStyles[column]
           let option = table.cellOptions[index] ?? ReportTableCell()
           let span = column..<min(columns, column + max(1, option.columnSpan))
@@ -78,12 +123,11 @@ extension ReportPaginator {
             return try TextLayout(.plain(text), style: base, width: textWidth(column), limits: limits)
           }
           return try TextLayout(.plain(text), style: Self.styled(base, with: option), width: width, limits: limits)
-        }
-        if let shared = distinct[column][text] { return shared }
-        let layout = try TextLayout(.plain(text), style: cellStyles[column], width: textWidth(column), limits: limits)
-        distinct[column][text] = layout
-        return layout
-      }
+        })
+    }
+    if let overfullRow {
+      throw ReportError.tooManyCells(
+        block: blockIndex, row: overfullRow, cells: allRows[overfullRow].count, columns: columns)
     }
     let headerHeight = (header.map(\.size.height).max() ?? 0) + 2 * padding
     var shifts = Array(repeating: Array(repeating: 0.0, count: columns), count: rows.count)

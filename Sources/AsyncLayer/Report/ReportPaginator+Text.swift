@@ -16,7 +16,7 @@ extension ReportPaginator {
     blockIndex: Int?
   ) -> ReportTextRun {
     let run = Self.run(layout, lines: range, x: x, top: top, role: role, blockIndex: blockIndex)
-    runLayouts[ReportRunLayouts.Key(run, scale: layout.scale)] = layout
+    runLayouts[ObjectIdentifier(layout)] = layout
     return run
   }
 

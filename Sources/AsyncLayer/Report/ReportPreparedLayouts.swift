@@ -8,7 +8,9 @@
 /// of a 2,000-row table's PDF went to laying its cells out a second time).
 ///
 /// Per thread, only the latest pagination's layouts are kept, until an output of it takes them,
-/// the thread paginates again or it exits: they never leave their thread. An output on another
+/// the thread paginates again or it exits: they never leave their thread. (A large table's cells
+/// may have been laid out by a helper thread that handed them over and ended before pagination
+/// went on, see ``ReportCellLayouts``: they are this thread's from then on.) An output on another
 /// thread, at another scale, or a second output of the same layout lays its texts out as before.
 final class ReportPreparedLayouts {
   /// Names one pagination. Every token equals every other: a ``ReportLayout``'s value is its pages,

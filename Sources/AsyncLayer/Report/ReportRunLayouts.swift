@@ -18,6 +18,16 @@ final class ReportRunLayouts {
       self.scale = scale
     }
 
+    /// The key of the runs placed from `layout` (a run takes its text, style, width and limits
+    /// from the layout it was placed from).
+    init(_ layout: TextLayout) {
+      content = layout.content
+      style = layout.style
+      width = layout.width ?? 0
+      limits = layout.limits
+      scale = layout.scale
+    }
+
     /// The text and width only: what tells a table's cells apart, without hashing a whole style
     /// per run (equal keys still compare every field).
     func hash(into hasher: inout Hasher) {
@@ -36,6 +46,15 @@ final class ReportRunLayouts {
   var colorGlyphs: VectorColorGlyphs?
 
   init(prepared: [Key: TextLayout] = [:]) { self.prepared = prepared }
+
+  /// `layouts` by the key their runs are drawn with. Layouts with equal keys lay out the same text
+  /// the same way, so either one serves.
+  static func byKey(_ layouts: some Collection<TextLayout>) -> [Key: TextLayout] {
+    var byKey: [Key: TextLayout] = [:]
+    byKey.reserveCapacity(layouts.count)
+    for layout in layouts { byKey[Key(layout)] = layout }
+    return byKey
+  }
 
   func layout(for run: ReportTextRun, scale: Double) throws -> TextLayout {
     let key = Key(run, scale: scale)
