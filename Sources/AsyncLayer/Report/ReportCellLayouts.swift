@@ -28,28 +28,46 @@ enum ReportCellLayouts {
       return (0..<count).map { index in Result { try make(index) } }
     }
     let split = count / 2
-    let handoff = Handoff()
-    let done = DispatchSemaphore(value: 0)
-    let helper = Thread {
-      handoff.results = (split..<count).map { index in Result { try make(index) } }
-      handoff.handedOver.release()
-      done.signal()
+    let helper = Helper { (split..<count).map { index in Result { try make(index) } } }
+    guard let thread = helper.start() else {
+      return (0..<count).map { index in Result { try make(index) } }
     }
-    helper.name = "AsyncLayer report cells"
-    helper.start()
     var results = (0..<split).map { index in Result { try make(index) } }
-    done.wait()
-    handoff.handedOver.acquire()
-    results += handoff.results
+    // Joined, not just signalled: the helper's thread-local Pango state (its fontsets, and its
+    // reference to the font map the handed-over layouts use) is released by the thread's exit, and
+    // that must be over before this thread touches those layouts. A join orders it (and TSan sees
+    // pthread_join).
+    pthread_join(thread, nil)
+    results += helper.results
     return results
   }
 
-  /// The helper's layouts, written by the helper before it signals and read by the calling
-  /// thread after it waited: one owner at a time.
-  private final class Handoff: @unchecked Sendable {  // handed over through the semaphore, never shared
+  /// The helper thread's work and its results: written by the helper, read by the calling thread
+  /// after `pthread_join`, one owner at a time.
+  private final class Helper: @unchecked Sendable {  // handed over through pthread_create/join, never shared
+    let work: () -> [Result<TextLayout, any Error>]
     var results: [Result<TextLayout, any Error>] = []
-    /// The semaphore's ordering, declared to Thread Sanitizer (which does not see libdispatch's
-    /// futex on Linux); nothing outside TSan.
-    let handedOver = ThreadSanitizerToken()
+
+    init(_ work: @escaping () -> [Result<TextLayout, any Error>]) {
+      self.work = work
+    }
+
+    /// Starts the thread, or nil when the system refuses one (the caller then does all the work).
+    func start() -> pthread_t? {
+      let context = Unmanaged.passRetained(self).toOpaque()
+      var thread = pthread_t()
+      let status = pthread_create(
+        &thread, nil,
+        { raw in
+          let helper = Unmanaged<Helper>.fromOpaque(raw!).takeRetainedValue()
+          helper.results = helper.work()
+          return nil
+        }, context)
+      guard status == 0 else {
+        Unmanaged<Helper>.fromOpaque(context).release()
+        return nil
+      }
+      return thread
+    }
   }
 }
