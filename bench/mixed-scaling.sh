@@ -3,7 +3,7 @@
 # (wall time with a core idle: locks, the kernel, the scheduler) from slower work (more CPU per
 # tile: shared caches, memory bandwidth, another VM on the host's core), in one command.
 #
-#   bench/mixed-scaling.sh [ROUNDS] [TILES]      (defaults 5 rounds, 600 tiles per worker)
+#   bench/mixed-scaling.sh [ROUNDS] [TILES]      (defaults 5 rounds, 1500 tiles per worker)
 #
 # Each configuration runs twice per round, with 100 and TILES tiles per worker, under `perf stat`;
 # the differences (wall, CPU time of all threads, context switches) divided by the difference in
@@ -12,11 +12,14 @@
 # layerbench prints it, marginal CPU ms per tile, CPU busy = CPU seconds ÷ wall seconds (2.00:
 # both workers ran all the time) and context switches per tile (waits and preemptions). The C pangocairo loop (1 and 2 threads, the
 # benchmark tile) is the machine's own ceiling for the same kind of work.
-# LAYERBENCH=path measures another build. Needs `make bench-c` and a release layerbench.
+# The marginal figures need a quiet machine and many tiles: the 240-tile warm-up per worker varies
+# in CPU time from run to run, and at a load average of 9-11 (2026-11-26 09:21 UTC, 400 tiles) one
+# round gave 1.88 ms per tile on one worker and 0.37 ms on two, which is that variation, not the
+# work. LAYERBENCH=path measures another build. Needs `make bench-c` and a release layerbench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
-TILES=${2:-600}
+TILES=${2:-1500}
 SHORT=100
 LB=${LAYERBENCH:-.build/release/layerbench}
 C_BIN=bench/out/pango_reference
