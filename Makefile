@@ -9,7 +9,7 @@ FONT_PACKAGES := fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji fonts-t
                  fonts-sil-padauk fonts-sil-abyssinica
 # Debian packages the build, the samples and the tests need.
 APT_PACKAGES := pkg-config libcairo2-dev libpixman-1-dev libpango1.0-dev libfreetype-dev libfontconfig-dev libdeflate-dev \
-                libturbojpeg0-dev libpng-dev librsvg2-dev libqrencode-dev zbar-tools $(FONT_PACKAGES) poppler-utils qpdf valgrind time python3
+                libturbojpeg0-dev libpng-dev librsvg2-dev libqrencode-dev zbar-tools $(FONT_PACKAGES) poppler-utils qpdf valgrind time python3 linux-perf
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 SWIFT ?= swift
 OUT ?= out

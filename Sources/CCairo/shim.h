@@ -58,4 +58,7 @@ void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 // Paragraph directions for layouts laid out in pieces (Text/TextLayout+Pieces.swift).
 #include "pango_pieces.h"
 
+// Pango's glyph extents answered from a cache per font, misses under FontCacheLock (Text/PangoFontHooks.swift).
+#include "glyph_extents.h"
+
 #endif

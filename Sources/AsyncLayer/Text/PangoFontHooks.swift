@@ -4,6 +4,10 @@ internal import CCairo
 /// under ``FontCacheLock``: `get_metrics` (first computation per font and language) and
 /// `get_glyph_extents` (a glyph's first extents per font, which fill cairo's glyph cache).
 ///
+/// The extents hook is C (`Sources/CCairo/glyph_extents.h`): Pango calls it for every glyph of
+/// every layout it measures, and a hit costs ~30 instructions there against ~570 for the Swift
+/// dictionary behind GObject qdata it replaces. Only its misses come back here, to take the lock.
+///
 /// `PangoFontClass` is in Pango's public headers; the cairo font type is not, so it is taken from
 /// a font Pango loads. The hooks apply to every cairo font of the process (they only add the lock).
 enum PangoFontHooks {
@@ -11,27 +15,38 @@ enum PangoFontHooks {
     @convention(c) (
       UnsafeMutablePointer<PangoFont>?, OpaquePointer?
     ) -> UnsafeMutablePointer<PangoFontMetrics>?
-  private typealias GetGlyphExtents =
-    @convention(c) (
-      UnsafeMutablePointer<PangoFont>?, PangoGlyph, UnsafeMutablePointer<PangoRectangle>?,
-      UnsafeMutablePointer<PangoRectangle>?
-    ) -> Void
-
-  /// Pango's own functions, as bit patterns (C function pointers are not `Sendable`).
+  /// Pango's own `get_metrics`, as a bit pattern (C function pointers are not `Sendable`); its
+  /// `get_glyph_extents` is kept by the C hook.
   private struct Originals: Sendable {
     var getMetrics: UInt
-    var getGlyphExtents: UInt
   }
 
   private static let originals: Originals? = install()
 
-  /// Where a font keeps the sample string of the last metrics served, and its extents cache.
+  /// Where a font keeps the sample string of the last metrics served.
   private static let metricsKey: GQuark = g_quark_from_static_string("asynclayer-metrics-served")
-  private static let extentsKey: GQuark = g_quark_from_static_string("asynclayer-glyph-extents")
 
   /// Installs the hooks once; false when Pango's cairo font class could not be found.
   @discardableResult
   static func ensureInstalled() -> Bool { originals != nil }
+
+  // The C functions of glyph_extents.h keep their state in statics that each Swift file calling
+  // them would get a copy of: they are called from this file only, through these functions, which
+  // are never inlined elsewhere.
+
+  /// Releases the calling thread's hold on the last font's extents cache; at thread exit.
+  @inline(never)
+  static func forgetThread() { asynclayer_extents_forget_thread() }
+
+  /// Pango's own glyph extents, bypassing the hook's cache, under ``FontCacheLock`` (for tests).
+  @inline(never)
+  static func uncachedGlyphExtents(
+    _ font: UnsafeMutablePointer<PangoFont>, _ glyph: PangoGlyph, _ ink: UnsafeMutablePointer<PangoRectangle>?,
+    _ logical: UnsafeMutablePointer<PangoRectangle>?
+  ) {
+    ensureInstalled()
+    FontCacheLock.withLock { asynclayer_extents_call_original(font, glyph, ink, logical) }
+  }
 
   private static func install() -> Originals? {
     // Pango's cairo font type is not in its headers: take it from a font Pango loads.
@@ -48,15 +63,14 @@ enum PangoFontHooks {
     // The class stays referenced for the life of the process, like the hooks in it.
     guard let fontClass = g_type_class_ref(fontType) else { return nil }
     let font = fontClass.assumingMemoryBound(to: PangoFontClass.self)
-    guard let getMetrics = font.pointee.get_metrics, let getGlyphExtents = font.pointee.get_glyph_extents else {
+    guard let getMetrics = font.pointee.get_metrics, font.pointee.get_glyph_extents != nil else {
       return nil
     }
-    let originals = Originals(
-      getMetrics: UInt(bitPattern: unsafeBitCast(getMetrics, to: UnsafeRawPointer.self)),
-      getGlyphExtents: UInt(bitPattern: unsafeBitCast(getGlyphExtents, to: UnsafeRawPointer.self)))
+    let originals = Originals(getMetrics: UInt(bitPattern: unsafeBitCast(getMetrics, to: UnsafeRawPointer.self)))
     font.pointee.get_metrics = { font, language in PangoFontHooks.metrics(font, language) }
-    font.pointee.get_glyph_extents = { font, glyph, ink, logical in
-      PangoFontHooks.glyphExtents(font, glyph, ink, logical)
+    // A miss: Pango's own function fills cairo's glyph cache, so it runs under the lock.
+    asynclayer_extents_install(font) { font, glyph, ink, logical in
+      FontCacheLock.withLock { asynclayer_extents_call_original(font, glyph, ink, logical) }
     }
     return originals
   }
@@ -76,44 +90,4 @@ enum PangoFontHooks {
       return metrics
     }
   }
-
-  private static func glyphExtents(
-    _ font: UnsafeMutablePointer<PangoFont>?, _ glyph: PangoGlyph, _ ink: UnsafeMutablePointer<PangoRectangle>?,
-    _ logical: UnsafeMutablePointer<PangoRectangle>?
-  ) {
-    guard let originals, let font else { return }
-    let object = UnsafeMutableRawPointer(font).assumingMemoryBound(to: GObject.self)
-    let cache: GlyphExtentsCache
-    if let existing = g_object_get_qdata(object, extentsKey) {
-      cache = Unmanaged<GlyphExtentsCache>.fromOpaque(existing).takeUnretainedValue()
-    } else {
-      cache = GlyphExtentsCache()
-      g_object_set_qdata_full(object, extentsKey, Unmanaged.passRetained(cache).toOpaque()) { pointer in
-        if let pointer { Unmanaged<GlyphExtentsCache>.fromOpaque(pointer).release() }
-      }
-    }
-    let extents: GlyphExtentsCache.Extents
-    if let cached = cache.entries[glyph] {
-      extents = cached
-    } else {
-      extents = FontCacheLock.withLock {
-        let pango = unsafeBitCast(UnsafeRawPointer(bitPattern: originals.getGlyphExtents)!, to: GetGlyphExtents.self)
-        var computed = GlyphExtentsCache.Extents(ink: PangoRectangle(), logical: PangoRectangle())
-        pango(font, glyph, &computed.ink, &computed.logical)
-        return computed
-      }
-      cache.entries[glyph] = extents
-    }
-    ink?.pointee = extents.ink
-    logical?.pointee = extents.logical
-  }
-}
-
-/// A font's glyph extents as Pango computed them, kept on the font (its thread's object).
-private final class GlyphExtentsCache {
-  struct Extents {
-    var ink: PangoRectangle
-    var logical: PangoRectangle
-  }
-  var entries: [PangoGlyph: Extents] = [:]
 }

@@ -34,6 +34,8 @@ final class PangoThreadState {
 
   deinit {
     releaseFontMap()
+    // Runs on the exiting thread (ThreadLocal's destructor): its memo of the last font measured.
+    PangoFontHooks.forgetThread()
   }
 
   /// A new font map on the configuration of the fonts registered so far.

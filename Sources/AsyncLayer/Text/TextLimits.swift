@@ -54,10 +54,17 @@ public struct TextLimits: Sendable, Hashable {
 
   /// Pango's paragraphs: one, plus one per \n, \r (\r\n counts once) or U+2029 (E2 80 A9).
   static func paragraphCount(_ source: String) -> Int {
+    // Over the contiguous UTF-8 of a native string: ~5 instructions a byte instead of ~60 through
+    // the UTF-8 view's iterator (6 000 per benchmark tile, whose text is checked on every render).
+    if let count = source.utf8.withContiguousStorageIfAvailable({ paragraphCount(utf8: $0) }) { return count }
+    return paragraphCount(utf8: source.utf8)
+  }
+
+  private static func paragraphCount(utf8: some Sequence<UInt8>) -> Int {
     var count = 1
     var previous: UInt8 = 0
     var beforePrevious: UInt8 = 0
-    for byte in source.utf8 {
+    for byte in utf8 {
       if byte == 0x0d || byte == 0x0a && previous != 0x0d || byte == 0xa9 && previous == 0x80 && beforePrevious == 0xe2
       {
         count += 1
