@@ -110,7 +110,8 @@ public final class TextLayout {
     let context = PangoThreadState.current.context(scale: scale, absoluteAlignment: style.alignment.isAbsolute)
     raw = pango_layout_new(context)
     try configure(units)
-    if laysOutInPieces(splitting), let laidOut = try layoutPieces(splitting) {
+    if laysOutInPieces(splitting) {
+      let laidOut = try layoutPieces(splitting)
       pieces = laidOut.pieces
       pieceExtents = laidOut.extents
       allLines = laidOut.lines
