@@ -93,7 +93,7 @@ draws = int(float(d1) - float(d0))
 wrk_cpu = sum(float(x) for x in open(wtime).read().split())
 print(f"{label} round {rnd} rps {rps:.1f} p50 {ms('50'):.2f} p99 {ms('99'):.2f} non2xx {int(non2xx.group(1)) if non2xx else 0} "
       f"requests {requests} draws {draws} cpu_ms {cpu_ms:.0f} ms_per_request {cpu_ms / requests:.4f} "
-      f"ms_per_draw {cpu_ms / draws:.4f} switches_per_request {switches / requests:.2f} wrk_ms_per_request {1000 * wrk_cpu / requests:.4f} "
+      f"ms_per_draw {cpu_ms / draws if draws else float('nan'):.4f} switches_per_request {switches / requests:.2f} wrk_ms_per_request {1000 * wrk_cpu / requests:.4f} "
       f"{split.replace('=', ' ')} load {load}")
 PY
   done

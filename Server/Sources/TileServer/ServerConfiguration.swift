@@ -17,6 +17,20 @@ public struct ServerConfiguration: Sendable {
   /// False renders without cancellation (`--no-cancel`): neither a deadline nor a hang-up stops a
   /// draw, as in a handler that calls the synchronous API. For comparisons only.
   public var cancellation: Bool
+  /// For benchmarks only (`--bench-skip-draw`): nil draws every tile; otherwise the first tile
+  /// request draws and every later one answers with that first PNG, whatever it asks, so that a
+  /// load generator measures what a request costs besides its draw (see ``SkipDraw``).
+  public var skipDraw: SkipDraw?
+
+  /// Where a tile request stops short of drawing under `--bench-skip-draw`: what is left is the
+  /// HTTP work and the server's own plumbing, the floor under a drawn tile's cost.
+  public enum SkipDraw: String, Sendable, CaseIterable {
+    /// The handler parses the tile and answers at once: the HTTP stack, routing, metrics, parsing.
+    case handler
+    /// As `handler`, plus a run on the draw pool that returns the PNG (deadline, hang-up watch,
+    /// the hop to a draw thread and back): everything a drawn tile costs but the draw.
+    case pool
+  }
 
   /// A configuration with the server's defaults.
   public init(

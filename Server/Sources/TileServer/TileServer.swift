@@ -5,6 +5,7 @@ import HTTPTypes
 public import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The tile and report server: its pool, its metrics and its routes.
 ///
@@ -21,6 +22,8 @@ public final class TileServer: Sendable {
   public let runner: DrawRunner
   /// The hang-up signal of each open connection (filled by ``HangUpHandler``).
   let connections = ConnectionRegistry()
+  /// The first tile's PNG, answered to every later tile request under `--bench-skip-draw`.
+  let skippedDrawPNG = Mutex<Data?>(nil)
 
   /// A server with its own pool of `configuration.queueCount` queues, at most
   /// `configuration.pendingLimit` draws waiting, counted in ``metrics``. `pool` replaces that pool
@@ -119,6 +122,9 @@ public final class TileServer: Sendable {
 
   /// The tile as PNG: rendered and encoded in one run on the pool (encoding is CPU work too).
   func png(_ request: TileRequest, hangUp: ConnectionHangUp?) async throws -> Response {
+    if let skip = configuration.skipDraw, let data = skippedDrawPNG.withLock({ $0 }) {
+      return try await skippedDraw(data, skip, request, hangUp: hangUp)
+    }
     let tile = request.tile
     let cap = configuration.limits.memoryCap
     let data = try await runner.draw(deadline: deadline(request.timeoutMilliseconds), hangUp: hangUp) { isCancelled in
@@ -126,8 +132,22 @@ public final class TileServer: Sendable {
       if isCancelled() { throw CancellationError() }
       return try PNGEncoder(memoryCap: cap).encode(rendered.image)
     }
+    if configuration.skipDraw != nil { skippedDrawPNG.withLock { $0 = $0 ?? data } }
     return Response(
       status: .ok, headers: [.contentType: "image/png"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// A tile request under `--bench-skip-draw`: `data` answered as a drawn tile is (copied into the
+  /// response's buffer), after a pool run that returns it (``ServerConfiguration/SkipDraw/pool``).
+  func skippedDraw(
+    _ data: Data, _ skip: ServerConfiguration.SkipDraw, _ request: TileRequest, hangUp: ConnectionHangUp?
+  ) async throws -> Response {
+    var body = data
+    if skip == .pool {
+      body = try await runner.draw(deadline: deadline(request.timeoutMilliseconds), hangUp: hangUp) { _ in data }
+    }
+    return Response(
+      status: .ok, headers: [.contentType: "image/png"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
   }
 
   func report(_ json: ByteBuffer, _ options: ReportOptions, hangUp: ConnectionHangUp?) async throws -> Response {

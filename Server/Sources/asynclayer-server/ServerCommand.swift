@@ -81,6 +81,17 @@ struct ServerCommand: AsyncParsableCommand {
       valueName: "bytes"))
   var mallocTrimThreshold = MallocTuning.defaultTrimThreshold
 
+  @Option(
+    name: .customLong("bench-skip-draw"),
+    help: ArgumentHelp(
+      "For benchmarks only: the first tile request draws, every later one gets that PNG, whatever it asks; handler answers right after parsing, pool after a run on the draw pool (see docs/server.md).",
+      valueName: "handler|pool"))
+  var benchSkipDraw: SkipDrawMode?
+
+  enum SkipDrawMode: String, ExpressibleByArgument, CaseIterable {
+    case handler, pool
+  }
+
   @Flag(
     name: .customLong("no-cancel"),
     help: "Render without cancellation (for comparisons): deadlines and hang-ups do not stop draws.")
@@ -135,10 +146,11 @@ struct ServerCommand: AsyncParsableCommand {
     let limits = ServerLimits(
       maximumBodyBytes: maxBody, maximumPixels: maxPixels, maximumPages: maxPages, maximumTextBytes: maxText,
       defaultTimeoutMilliseconds: min(timeout, maxTimeout), maximumTimeoutMilliseconds: maxTimeout)
-    let server = TileServer(
-      configuration: ServerConfiguration(
-        host: host, port: port, queueCount: queues, pendingLimit: maxPending, limits: limits,
-        filesRoot: filesRoot, cancellation: !noCancel))
+    var configuration = ServerConfiguration(
+      host: host, port: port, queueCount: queues, pendingLimit: maxPending, limits: limits,
+      filesRoot: filesRoot, cancellation: !noCancel)
+    configuration.skipDraw = benchSkipDraw.flatMap { ServerConfiguration.SkipDraw(rawValue: $0.rawValue) }
+    let server = TileServer(configuration: configuration)
     let logger = Logger(label: "asynclayer-server")
     let host = host
     let cancellation = !noCancel

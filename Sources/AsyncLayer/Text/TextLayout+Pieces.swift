@@ -10,7 +10,8 @@ internal import CCairo
 // one line at a time, so the kept lines are those of one layout of the whole text. A piece keeps
 // what Pango would have given its paragraphs in one layout: their resolved base direction (a
 // paragraph without a strong character takes the previous one's), the first-line indent only on a
-// paragraph's first line, and the attributes moved to the piece's offsets.
+// paragraph's first line, the attributes moved to the piece's offsets, and the delimiter after
+// its last paragraph (Pango breaks a paragraph's last line differently at the end of a text).
 extension TextLayout {
   /// How many UTF-8 bytes of text one piece holds. Measured on this project's 2-core machine
   /// (bench/cancel-latency, bench/results/cancel-latency.txt): 4 KiB of Latin prose in one
@@ -60,9 +61,6 @@ extension TextLayout {
   /// fitted to a height (`TextLayout+EllipsisTail.swift`). An ellipsis at the start or middle
   /// shows the end of its paragraph, and one for ``TextStyle/maxLines`` ends each paragraph (hidden
   /// ones too, which ``TextLayout/isEllipsized`` reports): those keep one layout.
-  ///
-  /// A text under a hanging indent (a negative first-line indent) with a right-to-left paragraph
-  /// keeps one layout too: ``layoutPieces(_:)`` returns nil for it.
   func laysOutInPieces(_ splitting: Splitting) -> Bool {
     // Pieces get horizontal contexts of their own: a vertical text stays one layout.
     guard width != nil, !style.orientation.isVertical, let text = pango_layout_get_text(raw) else { return false }
@@ -83,8 +81,7 @@ extension TextLayout {
 
   /// Lays the text of ``raw`` (configured, never laid out itself) out in pieces. On an error the
   /// pieces made so far are freed.
-  /// Returns nil for a text that must keep one layout after all (see below).
-  func layoutPieces(_ splitting: Splitting) throws -> Pieces? {
+  func layoutPieces(_ splitting: Splitting) throws -> Pieces {
     guard let text = pango_layout_get_text(raw), let baseContext = pango_layout_get_context(raw) else {
       return Pieces()
     }
@@ -100,14 +97,6 @@ extension TextLayout {
     for index in resolved.indices {
       if own[index] == PANGO_DIRECTION_NEUTRAL { resolved[index] = previous } else { previous = own[index] }
     }
-    // Under a hanging indent, a right-to-left paragraph laid out alone (whole, not even split)
-    // came out one line shorter than in one layout, with natural alignment (Arabic cases of
-    // TextLayoutEllipsisPiecesTests, 2026-11-26; cause not found): such a text keeps one layout.
-    if pango_layout_get_indent(raw) < 0
-      && resolved.contains(where: { $0 == PANGO_DIRECTION_RTL || $0 == PANGO_DIRECTION_WEAK_RTL })
-    {
-      return nil
-    }
     var builder = PieceBuilder(
       layout: self, text: text, baseContext: baseContext, splitting: splitting,
       attributes: PieceAttributes(pango_layout_get_attributes(raw)))
@@ -118,10 +107,11 @@ extension TextLayout {
     while index < paragraphs.count {
       if splitting.isCancelled() { throw CancellationError() }
       let paragraph = paragraphs[index]
+      let next = index + 1 < paragraphs.count ? paragraphs[index + 1].start : nil
       // A hanging indent (negative) narrows every line but a paragraph's first: a piece that
       // continues a paragraph is narrower and shifted instead (see PieceBuilder.makeLayout).
       if paragraph.length > pieceBytes {
-        try builder.addLongParagraph(paragraph, direction: resolved[index])
+        try builder.addLongParagraph(paragraph, next: next, direction: resolved[index])
         index += 1
       } else {
         // A piece that starts with a neutral paragraph would take its direction from a later
@@ -135,8 +125,13 @@ extension TextLayout {
         {
           last += 1
         }
+        // Laid out with the last paragraph's delimiter, as in one layout; the empty line after it
+        // is dropped (see PieceBuilder.layoutEnd).
+        let end = paragraphs[last].end
+        let laidOut = PieceBuilder.layoutEnd(
+          paragraphEnd: end, next: last + 1 < paragraphs.count ? paragraphs[last + 1].start : nil)
         builder.add(
-          start: paragraph.start, end: paragraphs[last].end, direction: forced, indented: true, keepsLastLine: true)
+          start: paragraph.start, end: laidOut, direction: forced, indented: true, keepsLastLine: laidOut == end)
         index = last + 1
       }
       if builder.hasShownLines { break }

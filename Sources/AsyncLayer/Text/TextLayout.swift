@@ -111,7 +111,8 @@ public final class TextLayout {
       scale: scale, absoluteAlignment: style.alignment.isAbsolute, orientation: style.orientation)
     raw = pango_layout_new(context)
     try configure(units)
-    if laysOutInPieces(splitting), let laidOut = try layoutPieces(splitting) {
+    if laysOutInPieces(splitting) {
+      let laidOut = try layoutPieces(splitting)
       pieces = laidOut.pieces
       pieceExtents = laidOut.extents
       allLines = laidOut.lines

@@ -16,17 +16,16 @@ struct TestServer {
 
   init(
     queues: Int = 2, pendingLimit: Int? = nil, limits: ServerLimits = ServerLimits(), filesRoot: String? = nil,
-    cancellation: Bool = true
+    cancellation: Bool = true, skipDraw: ServerConfiguration.SkipDraw? = nil
   ) {
     let metrics = ServerMetrics()
     pool = QueuePool(
       queueCount: queues, name: "tile-server-test", pendingLimit: pendingLimit, onRunEnded: { metrics.record($0) })
     self.metrics = metrics
-    server = TileServer(
-      configuration: ServerConfiguration(
-        host: "127.0.0.1", port: 0, queueCount: queues, limits: limits, filesRoot: filesRoot,
-        cancellation: cancellation),
-      pool: pool, metrics: metrics)
+    var configuration = ServerConfiguration(
+      host: "127.0.0.1", port: 0, queueCount: queues, limits: limits, filesRoot: filesRoot, cancellation: cancellation)
+    configuration.skipDraw = skipDraw
+    server = TileServer(configuration: configuration, pool: pool, metrics: metrics)
   }
 
   func test<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
