@@ -95,16 +95,7 @@ extension TextTile {
       }
       textHeight = inside
     }
-    let layout = try TextLayout(
-      content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits,
-      splitting: TextLayout.Splitting(
-        isCancelled: isCancelled, stopsAfterShownLines: true,
-        pieceBytes: laysOutLongTextInPieces ? TextLayout.defaultPieceBytes : Int.max / 4))
-    guard layout.characterCount > 0 else { throw RenderError.emptyText }
-    guard layout.size.height > 0 else {
-      throw RenderError.invalidDimension(name: "text height", value: layout.size.height)
-    }
-    if isCancelled() { throw CancellationError() }
+    let layout = try layOut(width: textWidth, height: textHeight, isCancelled: isCancelled)
     var along = width
     var origin = leading
     if fitsWidth, let extent = Self.horizontalExtent(of: layout.lines) {

@@ -103,19 +103,7 @@ public struct TextTile: Sendable, Hashable {
         throw RenderError.invalidDimension(name: "height inside the padding", value: textHeight!)
       }
     }
-    // A long text is laid out in pieces, with `isCancelled` checked between them, and only as far
-    // as the tile shows it.
-    let layout = try TextLayout(
-      content, style: style, width: textWidth, height: textHeight, scale: scale, limits: limits,
-      splitting: TextLayout.Splitting(
-        isCancelled: isCancelled, stopsAfterShownLines: true,
-        pieceBytes: laysOutLongTextInPieces ? TextLayout.defaultPieceBytes : Int.max / 4))
-    // Markup whose tags enclose nothing ("<b></b>") is empty too.
-    guard layout.characterCount > 0 else { throw RenderError.emptyText }
-    guard layout.size.height > 0 else {
-      throw RenderError.invalidDimension(name: "text height", value: layout.size.height)
-    }
-    if isCancelled() { throw CancellationError() }
+    let layout = try layOut(width: textWidth, height: textHeight, isCancelled: isCancelled)
     let tileHeight = height ?? layout.size.height + padding.top + padding.bottom
     var tileWidth = width
     var textOrigin = Point(x: padding.left, y: padding.top)
@@ -160,6 +148,23 @@ public struct TextTile: Sendable, Hashable {
 }
 
 extension TextTile {
+  /// The tile's text laid out `width` points wide (and at most `height` tall): a long text in
+  /// pieces, with `isCancelled` checked between them, and only as far as the tile shows it.
+  /// Throws for text that lays out to nothing (markup whose tags enclose nothing, "<b></b>", too).
+  func layOut(width: Double, height: Double?, isCancelled: @escaping () -> Bool) throws -> TextLayout {
+    let layout = try TextLayout(
+      content, style: style, width: width, height: height, scale: scale, limits: limits,
+      splitting: TextLayout.Splitting(
+        isCancelled: isCancelled, stopsAfterShownLines: true,
+        pieceBytes: laysOutLongTextInPieces ? TextLayout.defaultPieceBytes : Int.max / 4))
+    guard layout.characterCount > 0 else { throw RenderError.emptyText }
+    guard layout.size.height > 0 else {
+      throw RenderError.invalidDimension(name: "text height", value: layout.size.height)
+    }
+    if isCancelled() { throw CancellationError() }
+    return layout
+  }
+
   /// The leftmost and rightmost edges of the lines' logical boxes, or nil without lines.
   static func horizontalExtent(of lines: [TextLine]) -> (minX: Double, maxX: Double)? {
     guard let first = lines.first else { return nil }
