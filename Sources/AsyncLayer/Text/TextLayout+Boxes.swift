@@ -76,15 +76,7 @@ extension TextLayout {
 
   private var units: [Unit] {
     if pieces.isEmpty {
-      var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
-      var node = pango_layout_get_lines_readonly(raw)
-      while let current = node {
-        if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) {
-          indices[line] = indices.count
-        }
-        node = current.pointee.next
-      }
-      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lineIndices: indices)]
+      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lineIndices: lineIndices())]
     }
     return pieces.map { piece in
       var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
@@ -93,6 +85,20 @@ extension TextLayout {
         raw: piece.raw, byteOffset: piece.byteOffset, xOffset: Int64(piece.xOffset), yOffset: piece.yOffset,
         lineIndices: indices)
     }
+  }
+
+  /// Each of the (one) layout's Pango lines and its index, for walks that meet lines through an
+  /// iterator.
+  func lineIndices() -> [UnsafeMutablePointer<PangoLayoutLine>: Int] {
+    var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
+    var node = pango_layout_get_lines_readonly(raw)
+    while let current = node {
+      if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) {
+        indices[line] = indices.count
+      }
+      node = current.pointee.next
+    }
+    return indices
   }
 
   /// The text of `range` (bytes of ``text``), decoded leniently: ranges come from Pango and lie on

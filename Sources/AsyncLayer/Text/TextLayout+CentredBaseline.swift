@@ -21,14 +21,7 @@ extension TextLayout {
   func centredBaselineShifts() -> [RunShift] {
     guard pieces.isEmpty, let iterator = pango_layout_get_iter(raw) else { return [] }
     defer { pango_layout_iter_free(iterator) }
-    var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
-    var node = pango_layout_get_lines_readonly(raw)
-    while let current = node {
-      if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) {
-        indices[line] = indices.count
-      }
-      node = current.pointee.next
-    }
+    let indices = lineIndices()
     var shifts: [RunShift] = []
     repeat {
       guard let line = pango_layout_iter_get_line_readonly(iterator), let index = indices[line], index < lines.count,
