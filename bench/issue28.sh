@@ -71,7 +71,16 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # Ratios per round (the two sides of a round ran back to back), then their median.
-ratios() { local -n a=$1 b=$2; local out=(); for ((k = 0; k < ${#a[@]}; k++)); do out+=("$(awk -v x="${a[k]}" -v y="${b[k]}" 'BEGIN { printf "%.3f", x / y }')"); done; median "${out[@]}"; }
+# Printed as "median (quartiles q1–q3, n rounds)": the spread of the per-round ratios says how far one
+# run's median can be trusted on a machine whose speed drifts between rounds.
+ratios() {
+  local -n a=$1 b=$2; local out=()
+  for ((k = 0; k < ${#a[@]}; k++)); do out+=("$(awk -v x="${a[k]}" -v y="${b[k]}" 'BEGIN { printf "%.3f", x / y }')"); done
+  printf '%s\n' "${out[@]}" | sort -g | awk '{ v[NR] = $1 } END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    q1 = v[int((NR + 3) / 4)]; q3 = v[NR + 1 - int((NR + 3) / 4)]
+    printf "%.3f (q1-q3 %.3f-%.3f, %d rounds)", m, q1, q3, NR }'
+}
 printf '%-5s %10s %10s %10s %10s %10s %10s %12s %12s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
   "$(median "${CL[@]}")" "$(median "${M1[@]}")" "$(median "${M2[@]}")" "$(median "${BATCH[@]}")" \
   "$(median "${FASTW[@]}")" "$(median "${BATCHW[@]}")"
