@@ -7,7 +7,9 @@
 # `layerbench throughput --png fast` in every round. For each: bound = layerbench's CPU per tile /
 # (that + the server's CPU per request + wrk's), the share of layerbench a server could reach if its
 # draws cost what layerbench's do and this floor were all it added.
-# Usage: bench/server/framework-floor.sh [output file]   (REPEATS=3 DURATION=5 CONNECTIONS=64;
+# PINNED=1: the server and layerbench (1 worker) on core 0, wrk alone on core 1, so wrk takes no CPU
+# from the server: bound = layerbench's CPU per tile / (that + the server's CPU per request).
+# Usage: bench/server/framework-floor.sh [output file]   (REPEATS=3 DURATION=5 CONNECTIONS=64 PINNED=0;
 #        SERVER=…, LAYERBENCH=… release builds; builds bench/server/floor's binaries if missing)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +20,9 @@ CONNECTIONS=${CONNECTIONS:-64}
 SERVER=${SERVER:-Server/.build/release/asynclayer-server}
 LAYERBENCH=${LAYERBENCH:-.build/release/layerbench}
 FLOOR=bench/server/floor
+PINNED=${PINNED:-0}
+SERVER_CPU=() WRK_CPU=() WORKERS=$(nproc)
+if [ "$PINNED" = 1 ]; then SERVER_CPU=(taskset -c 0) WRK_CPU=(taskset -c 1) WORKERS=1; fi
 WORK=$(mktemp -d)
 SERVER_PID=""
 cleanup() {
@@ -40,15 +45,15 @@ stop() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVE
 KINDS=(c nio hummingbird ours-handler ours-pool)
 start() {
   case $1 in
-    c) start_server_process "$WORK/c-floor" "$WORK/tile.png" ;;
-    nio) start_server_process "$FLOOR/.build/release/nio-floor" "$WORK/tile.png" 1 ;;
-    hummingbird) start_server_process "$FLOOR/.build/release/hb-floor" "$WORK/tile.png" ;;
-    ours-handler) start_server_process "$SERVER" --port 0 --bench-skip-draw handler ;;
-    ours-pool) start_server_process "$SERVER" --port 0 --bench-skip-draw pool ;;
+    c) start_server_process "${SERVER_CPU[@]}" "$WORK/c-floor" "$WORK/tile.png" ;;
+    nio) start_server_process "${SERVER_CPU[@]}" "$FLOOR/.build/release/nio-floor" "$WORK/tile.png" 1 ;;
+    hummingbird) start_server_process "${SERVER_CPU[@]}" "$FLOOR/.build/release/hb-floor" "$WORK/tile.png" ;;
+    ours-handler) start_server_process "${SERVER_CPU[@]}" "$SERVER" --port 0 --bench-skip-draw handler ;;
+    ours-pool) start_server_process "${SERVER_CPU[@]}" "$SERVER" --port 0 --bench-skip-draw pool ;;
   esac
 }
 {
-  echo "# bench/server/framework-floor.sh: $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), wrk -t1 -c$CONNECTIONS ${DURATION}s, $REPEATS rounds"
+  echo "# bench/server/framework-floor.sh (PINNED=$PINNED): $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), wrk -t1 -c$CONNECTIONS ${DURATION}s, $REPEATS rounds"
   echo "# uptime: $(uptime)"
   echo "# the tile: $(stat -c %s "$WORK/tile.png") bytes of PNG"
 } | tee "$OUT"
@@ -59,12 +64,12 @@ for round in $(seq 1 "$REPEATS"); do
     curl -fsS -o "$WORK/got.png" "$URL$TILE_PATH"
     [ "$kind" = ours-handler ] || [ "$kind" = ours-pool ] || cmp -s "$WORK/got.png" "$WORK/tile.png" ||
       { echo "$kind answered other bytes" >&2; exit 1; }
-    wrk -t1 -c"$CONNECTIONS" -d1s "$URL$TILE_PATH" >/dev/null
+    "${WRK_CPU[@]}" wrk -t1 -c"$CONNECTIONS" -d1s "$URL$TILE_PATH" >/dev/null
     load=$(awk '{print $1}' /proc/loadavg)
     perf stat -x, -e task-clock -p "$SERVER_PID" -o "$WORK/perf.txt" &
     PERF=$!
     /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" \
-      wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$URL$TILE_PATH" >"$WORK/wrk.txt"
+      "${WRK_CPU[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$URL$TILE_PATH" >"$WORK/wrk.txt"
     kill -INT $PERF
     wait $PERF || true
     stop
@@ -82,7 +87,7 @@ print(f"{kind} round {rnd} rps {rps:.1f} requests {requests} non2xx {int(non2xx.
 PY
   done
   /usr/bin/time -f "%U %S" -o "$WORK/lb.time" \
-    "$LAYERBENCH" throughput --png fast --workers "$(nproc)" --tiles 1500 --text "$TEXT" --json "$WORK/lb.json" >/dev/null
+    "${SERVER_CPU[@]}" "$LAYERBENCH" throughput --png fast --workers "$WORKERS" --tiles 1500 --text "$TEXT" --json "$WORK/lb.json" >/dev/null
   python3 - "$WORK/lb.json" "$WORK/lb.time" "$round" "$(awk '{print $1}' /proc/loadavg)" <<'PY' | tee -a "$raw" "$OUT"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -91,8 +96,9 @@ tiles = j["tilesPerWorker"] * j["workers"]
 print(f"layerbench round {sys.argv[3]} rps {j['tilesPerSecond']:.1f} ms_per_tile {1000 * cpu / tiles:.4f} load {sys.argv[4]}")
 PY
 done
-python3 - "$raw" <<'PY' | tee -a "$OUT"
+python3 - "$raw" "$PINNED" <<'PY' | tee -a "$OUT"
 import statistics, sys
+pinned = sys.argv[2] == "1"
 rows = {}
 for line in open(sys.argv[1]):
     p = line.split()
@@ -103,5 +109,5 @@ print(f"\nmedians: layerbench {med('layerbench', 'rps'):.0f} tiles/s, {lb:.4f} m
 print("server        rps  server ms/request  wrk ms/request  bound (share of layerbench reachable)")
 for kind in [k for k in rows if k != "layerbench"]:
     s, w = med(kind, "ms_per_request"), med(kind, "wrk_ms_per_request")
-    print(f"{kind:<13} {med(kind, 'rps'):7.0f}  {s:17.4f}  {w:14.4f}  {100 * lb / (lb + s + w):5.1f}%")
+    print(f"{kind:<13} {med(kind, 'rps'):7.0f}  {s:17.4f}  {w:14.4f}  {100 * lb / (lb + s + (0 if pinned else w)):5.1f}%")
 PY
