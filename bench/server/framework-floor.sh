@@ -3,7 +3,8 @@
 # the CPU per tile request of servers that do nothing but answer the tile's PNG (read once), from
 # the bottom up — a one-thread epoll server in C (the kernel's loopback TCP work), a bare SwiftNIO
 # HTTP/1 pipeline, a one-route Hummingbird 2 app — and ours answering from the handler and after a
-# pool run that draws nothing (--bench-skip-draw handler|pool), interleaved with
+# pool run that draws nothing (--bench-skip-draw handler|pool), and ours drawing every tile (the
+# goal's server; its "of layerbench" is the goal's ratio, per round), interleaved with
 # `layerbench throughput --png fast` in every round. For each: bound = layerbench's CPU per tile /
 # (that + the server's CPU per request + wrk's), the share of layerbench a server could reach if its
 # draws cost what layerbench's do and this floor were all it added.
@@ -42,7 +43,7 @@ TILE_PATH="/tile.png?text=$QTEXT&font=Sans%2014&width=375&scale=2&padding=8"
 # shellcheck source=bench/server/serve.sh
 . bench/server/serve.sh
 stop() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
-KINDS=(c nio hummingbird ours-handler ours-pool)
+KINDS=(c nio hummingbird ours-handler ours-pool ours-draw)
 start() {
   case $1 in
     c) start_server_process "${SERVER_CPU[@]}" "$WORK/c-floor" "$WORK/tile.png" ;;
@@ -50,6 +51,7 @@ start() {
     hummingbird) start_server_process "${SERVER_CPU[@]}" "$FLOOR/.build/release/hb-floor" "$WORK/tile.png" ;;
     ours-handler) start_server_process "${SERVER_CPU[@]}" "$SERVER" --port 0 --bench-skip-draw handler ;;
     ours-pool) start_server_process "${SERVER_CPU[@]}" "$SERVER" --port 0 --bench-skip-draw pool ;;
+    ours-draw) start_server_process "${SERVER_CPU[@]}" "$SERVER" --port 0 ;;  # every tile drawn: the goal's server
   esac
 }
 {
@@ -62,7 +64,7 @@ for round in $(seq 1 "$REPEATS"); do
   for kind in "${KINDS[@]}"; do
     start "$kind"
     curl -fsS -o "$WORK/got.png" "$URL$TILE_PATH"
-    [ "$kind" = ours-handler ] || [ "$kind" = ours-pool ] || cmp -s "$WORK/got.png" "$WORK/tile.png" ||
+    [ "${kind#ours-}" != "$kind" ] || cmp -s "$WORK/got.png" "$WORK/tile.png" ||
       { echo "$kind answered other bytes" >&2; exit 1; }
     "${WRK_CPU[@]}" wrk -t1 -c"$CONNECTIONS" -d1s "$URL$TILE_PATH" >/dev/null
     load=$(awk '{print $1}' /proc/loadavg)
@@ -106,8 +108,10 @@ for line in open(sys.argv[1]):
 med = lambda kind, key: statistics.median(float(r[key]) for r in rows[kind])
 lb = med("layerbench", "ms_per_tile")
 print(f"\nmedians: layerbench {med('layerbench', 'rps'):.0f} tiles/s, {lb:.4f} ms CPU per tile")
-print("server        rps  server ms/request  wrk ms/request  bound (share of layerbench reachable)")
+print("server        rps  of layerbench  server ms/request  wrk ms/request  bound (share of layerbench reachable;")
+print("                                                                        for ours-draw: by CPU, its draws included)")
 for kind in [k for k in rows if k != "layerbench"]:
     s, w = med(kind, "ms_per_request"), med(kind, "wrk_ms_per_request")
-    print(f"{kind:<13} {med(kind, 'rps'):7.0f}  {s:17.4f}  {w:14.4f}  {100 * lb / (lb + s + (0 if pinned else w)):5.1f}%")
+    share = statistics.median(float(r["rps"]) / float(l["rps"]) for r, l in zip(rows[kind], rows["layerbench"]))
+    print(f"{kind:<13} {med(kind, 'rps'):7.0f}  {100 * share:12.1f}%  {s:17.4f}  {w:14.4f}  {100 * lb / ((0 if kind == "ours-draw" else lb) + s + (0 if pinned else w)):5.1f}%")
 PY
