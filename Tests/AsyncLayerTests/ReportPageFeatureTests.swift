@@ -39,6 +39,29 @@ struct ReportPageFeatureTests {
     }
   }
 
+  @Test("fields are filled as replacing {page}, {pages}, {date} and {title} in turn would fill them")
+  func templateEdges() throws {
+    var document = Self.document()
+    document.title = "T {page} {pages}"
+    document.header = "{{page}} {x} {pa{page}ges} {title}{date}{pages}{"
+    document.footer = "{page}{pages}{ {title} }"
+    let layout = try ReportLayout(document)
+    #expect(layout.pages.count > 2)
+    for page in layout.pages {
+      // The definition: each field replaced in turn over the whole text.
+      func filled(_ template: String) -> String {
+        template.replacingOccurrences(of: "{page}", with: "\(page.number)")
+          .replacingOccurrences(of: "{pages}", with: "\(layout.pages.count)")
+          .replacingOccurrences(of: "{date}", with: "2024-03-05")
+          .replacingOccurrences(of: "{title}", with: "T {page} {pages}")
+      }
+      let header = try #require(page.textRuns.first { $0.role == .header })
+      #expect(header.content == .plain(filled(document.header!)))
+      let footer = try #require(page.textRuns.first { $0.role == .footer })
+      #expect(footer.content == .plain(filled(document.footer)))
+    }
+  }
+
   @Test("the contents list each heading with the page it is on, linked to it")
   func contents() throws {
     let layout = try ReportLayout(Self.document())

@@ -122,8 +122,9 @@ extension DrawingContext {
     let cr = cairo.raw
     cairo_set_source_rgba(cr, color.red, color.green, color.blue, color.alpha)
     // PNG pages: this thread's glyph compositor, so that pages rendered in parallel do not queue
-    // on cairo's glyph cache. It declines vector surfaces (PDF, SVG), which take cairo's path.
-    if glyphCompositing == .threadCache {
+    // on cairo's glyph cache. It declines vector surfaces (PDF, SVG), which take cairo's path: a
+    // vector output (the one kind with `colorGlyphs`) does not ask it for each of its runs.
+    if glyphCompositing == .threadCache, layouts.colorGlyphs == nil {
       let placed = lines[run.lines].compactMap { line -> GlyphCompositor.PlacedLine? in
         guard let pangoLine = layout.pangoLine(line.index) else { return nil }
         let lineOrigin = Point(x: origin.x + line.frame.minX, y: origin.y + line.baseline)

@@ -37,7 +37,9 @@ public struct ReportLayout: Sendable, Hashable {
   }
 
   /// Paginates `document`, checking `isCancelled` before each block (`CancellationError`).
-  init(_ document: ReportDocument, isCancelled: () -> Bool) throws {
+  /// `takesOverPasses: false` places every block on every pass for the table of contents (tests
+  /// compare it with the default, which takes over what a pass would place as the previous did).
+  init(_ document: ReportDocument, isCancelled: () -> Bool, takesOverPasses: Bool = true) throws {
     var paginator = try ReportPaginator(document: document, headingPages: [:])
     try paginator.layOutBlocks(isCancelled: isCancelled)
     // A table of contents shows page numbers that pagination decides: lay out again with the
@@ -46,7 +48,7 @@ public struct ReportLayout: Sendable, Hashable {
       for _ in 0..<3 {
         var next = try ReportPaginator(document: document, headingPages: paginator.headingPages)
         next.reuseLayouts(of: paginator)
-        try next.layOutBlocks(isCancelled: isCancelled)
+        try next.layOutBlocks(isCancelled: isCancelled, following: takesOverPasses ? paginator : nil)
         let settled = next.headingPages.mapValues(\.page) == paginator.headingPages.mapValues(\.page)
         paginator = next
         if settled { break }

@@ -250,7 +250,10 @@ extension ReportPaginator {
     }
     guard ends != starts else { return false }
     let top = cursor
+    // The cells go on the page after the row's decorations, which need the row's height: they
+    // wait in `runs` (reserved: this runs for each of a large table's rows, on every pass).
     var runs: [ReportTextRun] = []
+    runs.reserveCapacity(row.count)
     var textHeight = 0.0
     for (column, layout) in row.enumerated() where ends[column] > starts[column] {
       let run = placedRun(
@@ -263,7 +266,7 @@ extension ReportPaginator {
     let height = textHeight + 2 * padding
     if let spans = cells.spans {
       placeRowDecorations(cells, spans: spans, rows: rowIndex..<rowIndex + 1, top: top, heights: [height])
-      elements.append(contentsOf: runs.map(ReportElement.text))
+      appendTextElements(runs)
       cursor += height
       starts = ends
       return true
@@ -273,10 +276,16 @@ extension ReportPaginator {
       elements.append(.fill(Rect(x: contentRect.minX, y: top, width: tableWidth, height: height), color: stripe))
     }
     placeRules(cells, top: top, height: height)
-    elements.append(contentsOf: runs.map(ReportElement.text))
+    appendTextElements(runs)
     cursor += height
     starts = ends
     return true
+  }
+
+  /// Appends `runs` to the page as text elements, one by one (`append(contentsOf: runs.map(…))`
+  /// built a temporary array of elements first).
+  private mutating func appendTextElements(_ runs: [ReportTextRun]) {
+    for run in runs { elements.append(.text(run)) }
   }
 
   mutating func placeTableHeader(_ cells: TableCells, blockIndex: Int) {
