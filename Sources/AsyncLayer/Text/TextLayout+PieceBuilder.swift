@@ -174,7 +174,8 @@ struct PieceBuilder {
     let contextDirection = pango_context_get_base_dir(baseContext)
     var context = baseContext
     if let direction, direction != contextDirection {
-      context = PangoThreadState.current.context(scale: layout.scale, direction: direction)
+      context = PangoThreadState.current.context(
+        scale: layout.scale, direction: direction, orientation: layout.style.orientation)
     }
     let raw = pango_layout_new(context)!
     pango_layout_set_text(raw, text + start, Int32(end - start))
@@ -190,8 +191,10 @@ struct PieceBuilder {
       // The direction comes from the context. Pango swaps left and right for a line whose
       // direction is opposite to the context's only in auto-dir mode: the swap is done here.
       pango_layout_set_auto_dir(raw, 0)
+      // Under a vertical (east) gravity Pango resolves every line left to right
+      // (`line_set_resolved_dir`): nothing to swap.
       let lineDirection = direction == PANGO_DIRECTION_RTL || direction == PANGO_DIRECTION_WEAK_RTL ? -1 : 1
-      if lineDirection == -Self.simple(contextDirection) {
+      if !layout.style.orientation.isVertical, lineDirection == -Self.simple(contextDirection) {
         if alignment == PANGO_ALIGN_LEFT {
           alignment = PANGO_ALIGN_RIGHT
         } else if alignment == PANGO_ALIGN_RIGHT {

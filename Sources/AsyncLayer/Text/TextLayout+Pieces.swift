@@ -62,8 +62,9 @@ extension TextLayout {
   /// shows the end of its paragraph, and one for ``TextStyle/maxLines`` ends each paragraph (hidden
   /// ones too, which ``TextLayout/isEllipsized`` reports): those keep one layout.
   func laysOutInPieces(_ splitting: Splitting) -> Bool {
-    // Pieces get horizontal contexts of their own: a vertical text stays one layout.
-    guard width != nil, !style.orientation.isVertical, let text = pango_layout_get_text(raw) else { return false }
+    // A vertical text is split as a horizontal one: its pieces' contexts keep its gravity (see
+    // PieceBuilder.makeLayout), and Pango breaks its lines the same way.
+    guard width != nil, let text = pango_layout_get_text(raw) else { return false }
     switch style.ellipsize {
     case .none: break
     case .end: guard splitting.stopsAfterShownLines, height != nil, style.maxLines == 0 else { return false }

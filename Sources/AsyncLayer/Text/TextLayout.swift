@@ -203,6 +203,9 @@ public final class TextLayout {
     }
     defer { pango_attr_list_unref(attributes) }
     try Self.insertStyleAttributes(style, into: attributes)
+    if style.orientation == .vertical, let text = pango_layout_get_text(raw) {
+      Self.insertUprightEmoji(text, into: attributes)
+    }
     pango_layout_set_attributes(raw, attributes)
     if style.firstLineIndent != 0 {
       pango_layout_set_indent(raw, try Self.pangoUnits(style.firstLineIndent, "first-line indent"))
