@@ -173,9 +173,6 @@ struct TextLayoutVerticalPiecesTests {
     for orientation in [TextOrientation.vertical, .verticalUpright] {
       for text in ["Go " + emoji + " now", "縦 " + emoji + " 書き"] {
         let image = try Self.emojiAlone(text, emoji, orientation: orientation)
-        if ProcessInfo.processInfo.environment["ASYNCLAYER_KEEP_PNG"] != nil {
-          try image.writePNG(to: "/tmp/upright-\(orientation)-\(text.hasPrefix("Go") ? "latin" : "cjk").png")
-        }
         let mask = try Self.inkMask(image)
         let upright = Self.mismatch(mask, across)
         let sideways = min(Self.mismatch(mask, turned), Self.mismatch(mask, counterTurned))

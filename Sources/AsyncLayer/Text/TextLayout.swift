@@ -356,8 +356,9 @@ public final class TextLayout {
 
   /// True when Pango replaced text with an ellipsis.
   public var isEllipsized: Bool {
-    // In pieces, only the last (the tail of an ellipsized text) may hold an ellipsis.
-    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : pango_layout_is_ellipsized(pieces.last!.raw) != 0
+    // In pieces: the tail of a text ellipsized to a height, or any piece of one ellipsized per
+    // paragraph (TextLayout+PiecesLineLimit).
+    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : pieces.contains { pango_layout_is_ellipsized($0.raw) != 0 }
   }
 
   private func computeLines() -> [TextLine] {
