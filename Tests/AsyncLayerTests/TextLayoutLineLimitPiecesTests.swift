@@ -48,7 +48,8 @@ struct TextLayoutLineLimitPiecesTests {
     hanging.firstLineIndent = 30
     hanging.lineSpacing = 3
     cases.append(
-      Case(name: "end, maxLines 4, indent and spacing, 120 pt high", content: .plain(latin), style: hanging, height: 120))
+      Case(
+        name: "end, maxLines 4, indent and spacing, 120 pt high", content: .plain(latin), style: hanging, height: 120))
     return cases
   }()
 
@@ -104,7 +105,8 @@ struct TextLayoutLineLimitPiecesTests {
     style.maxLines = 2
     // Short paragraphs show the two lines; the long one after them is ellipsized, hidden.
     let text = (0..<20).map { "Line \($0)." }.joined(separator: "\n") + "\n" + TextLayoutPiecesTests.latin
-    let whole = try TextLayout(.plain(text), style: style, width: 300, splitting: TextLayoutEllipsisPiecesTests.wholeDrawing)
+    let whole = try TextLayout(
+      .plain(text), style: style, width: 300, splitting: TextLayoutEllipsisPiecesTests.wholeDrawing)
     let drawn = try TextLayout(.plain(text), style: style, width: 300, splitting: TextLayoutEllipsisPiecesTests.drawing)
     #expect(whole.isEllipsized)
     #expect(drawn.isEllipsized)

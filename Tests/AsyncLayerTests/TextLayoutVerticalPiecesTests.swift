@@ -65,7 +65,9 @@ struct TextLayoutVerticalPiecesTests {
     #expect(Set(shifts(pieced)) == Set(shifts(whole)))
   }
 
-  @Test("a vertical tile in pieces draws the pixels and boxes of one layout", arguments: TextOrientation.allCases.dropFirst())
+  @Test(
+    "a vertical tile in pieces draws the pixels and boxes of one layout",
+    arguments: TextOrientation.allCases.dropFirst())
   func tileSameAsOneLayout(_ orientation: TextOrientation) throws {
     var text = ""
     while text.utf8.count < 10_000 {

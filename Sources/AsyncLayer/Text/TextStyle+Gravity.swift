@@ -10,7 +10,7 @@ internal import CCairo
 ///
 /// ```swift
 /// var style = TextStyle(font: "Noto Sans CJK JP 20")
-/// style.orientation = .vertical          // 東京 upright, "Tokyo" turned a quarter turn clockwise
+/// style.orientation = .vertical          // 東京 and emoji upright, "Tokyo" turned a quarter turn clockwise
 /// let tile = TextTile(.plain("東京 Tokyo"), style: style, width: 300)
 /// let image = try tile.render().image    // taller than wide
 /// ```
@@ -20,8 +20,9 @@ internal import CCairo
 public enum TextOrientation: String, Sendable, Hashable, CaseIterable {
   /// Lines run left to right (or right to left), stacked downwards.
   case horizontal
-  /// Columns run downwards, stacked right to left: CJK upright, other scripts (Latin, Arabic,
-  /// Devanagari) turned a quarter turn clockwise (Pango's natural gravity hint).
+  /// Columns run downwards, stacked right to left: CJK and emoji upright, other scripts (Latin,
+  /// Arabic, Devanagari) turned a quarter turn clockwise (Pango's natural gravity hint; emoji get
+  /// the strong hint, see `TextLayout.insertUprightEmoji`).
   case vertical
   /// Columns as ``vertical``, with every script upright, Latin letters stacked one under the
   /// other (Pango's strong gravity hint).
