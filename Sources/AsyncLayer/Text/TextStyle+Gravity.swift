@@ -94,9 +94,11 @@ extension TextLayout {
         offset += length
         joinerBeforePrevious = joinerBefore
       }
-      // ASCII and most text: nothing to do (a keycap's digit is taken along by its mark).
-      guard scalar.value >= 0xA9 else { continue }
+      // Letters of every script below U+2000, CJK, kana and Hangul (U+3000-U+FDFF): no emoji, and
+      // no property lookup (a keycap's digit is taken along by its mark). Emoji with emoji
+      // presentation lie in U+231A-U+2BFF and from U+1F000 on.
       let value = scalar.value
+      if value < 0x2000 || (0x3000..<0xFE00).contains(value) { continue }
       let continuesRun = ranges.last?.upperBound == offset
       if value == 0x200D {
         joinerAt = continuesRun ? offset : nil
