@@ -8,7 +8,7 @@ internal import CCairo
 // whole and cut back to the width with an ellipsis (pango-layout.c, `should_ellipsize_current_line`:
 // `line_of_par == -height`). Hidden paragraphs are ellipsized too, and ``TextLayout/isEllipsized``
 // reports them. One layout did all of it in one call: 1,000 paragraphs of 256 bytes with
-// `maxLines` 5 took 1.1 s of CPU, a 256 KiB paragraph 141 ms
+// `maxLines` 5 took 1.1 s of CPU, a 256 KiB paragraph 143 ms
 // (bench/results/cancel-latency-line-limit-vertical-2026-11-26.txt).
 //
 // The limit counts lines from each paragraph's start, so a piece of whole paragraphs laid out with
