@@ -113,10 +113,14 @@ final class PangoThreadState {
   }
 
   /// The context for the pieces of a long layout that must take `direction` as their base
-  /// direction (see `TextLayout+Pieces.swift`): otherwise as ``context(scale:absoluteAlignment:)``.
+  /// direction (see `TextLayout+Pieces.swift`): otherwise as ``context(scale:absoluteAlignment:)``,
+  /// with the gravity of a vertical `orientation`.
   /// It never refreshes the font map: the layout's first piece did, and all pieces share its fonts.
-  func context(scale: Double, direction: PangoDirection) -> OpaquePointer {
-    context(ContextKey(scale: scale, absoluteAlignment: false, direction: direction.rawValue))
+  func context(scale: Double, direction: PangoDirection, orientation: TextOrientation = .horizontal) -> OpaquePointer {
+    context(
+      ContextKey(
+        scale: scale, absoluteAlignment: false, direction: direction.rawValue,
+        verticalHint: orientation.pangoGravityHint))
   }
 
   private func context(_ key: ContextKey) -> OpaquePointer {

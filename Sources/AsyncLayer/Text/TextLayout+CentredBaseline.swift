@@ -16,13 +16,30 @@ extension TextLayout {
     var dy: Double
   }
 
-  /// The non-zero shifts of the shown lines' runs (empty for a layout in pieces: a vertical text is
-  /// never split, see `laysOutInPieces`).
+  /// The non-zero shifts of the shown lines' runs, from the one layout or from each piece (a
+  /// vertical text is laid out in pieces as a horizontal one is, see `laysOutInPieces`).
   func centredBaselineShifts() -> [RunShift] {
-    guard pieces.isEmpty, let iterator = pango_layout_get_iter(raw) else { return [] }
-    defer { pango_layout_iter_free(iterator) }
-    let indices = lineIndices()
     var shifts: [RunShift] = []
+    if pieces.isEmpty {
+      appendShifts(of: raw, byteOffset: 0, lineIndices: lineIndices(), to: &shifts)
+    } else {
+      for piece in pieces where piece.firstLine < lines.count {
+        var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
+        for (offset, line) in piece.lines.enumerated() { indices[line] = piece.firstLine + offset }
+        appendShifts(of: piece.raw, byteOffset: piece.byteOffset, lineIndices: indices, to: &shifts)
+      }
+    }
+    return shifts
+  }
+
+  /// The shifts of the runs of `layout` on shown lines (`lineIndices` maps its kept lines to their
+  /// indices among all lines), their bytes moved by `byteOffset`.
+  private func appendShifts(
+    of layout: OpaquePointer, byteOffset: Int, lineIndices indices: [UnsafeMutablePointer<PangoLayoutLine>: Int],
+    to shifts: inout [RunShift]
+  ) {
+    guard let iterator = pango_layout_get_iter(layout) else { return }
+    defer { pango_layout_iter_free(iterator) }
     repeat {
       guard let line = pango_layout_iter_get_line_readonly(iterator), let index = indices[line], index < lines.count,
         let run = pango_layout_iter_get_run_readonly(iterator), let item = run.pointee.item
@@ -33,11 +50,10 @@ extension TextLayout {
       pango_layout_iter_get_cluster_extents(iterator, nil, &clusterLogical)
       let dy = Int64(runLogical.y) - Int64(clusterLogical.y)
       guard dy != 0 else { continue }
-      let start = Int(item.pointee.offset)
+      let start = byteOffset + Int(item.pointee.offset)
       shifts.append(
         RunShift(line: index, bytes: start..<(start + Int(item.pointee.length)), dy: Double(dy) / Double(PANGO_SCALE)))
     } while pango_layout_iter_next_run(iterator) != 0
-    return shifts
   }
 }
 

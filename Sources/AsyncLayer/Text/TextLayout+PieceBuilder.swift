@@ -21,6 +21,12 @@ struct PieceBuilder {
   /// For a text ellipsized to a height: the height left before each kept line, as Pango counts it
   /// (see `TextLayout+EllipsisTail.swift`); nil for other texts.
   var remaining: [Int64]? = nil
+  /// For a text ellipsized per paragraph (``TextStyle/maxLines``, or one line per paragraph without
+  /// a height): Pango's limit of lines per paragraph; nil for other texts (see
+  /// `TextLayout+PiecesLineLimit.swift`).
+  var lineLimit: Int? = nil
+  /// True once a kept piece holds an ellipsis.
+  var hasEllipsis = false
 
   init(
     layout: TextLayout, text: UnsafePointer<CChar>, baseContext: OpaquePointer, splitting: TextLayout.Splitting,
@@ -38,6 +44,9 @@ struct PieceBuilder {
   var hasShownLines: Bool {
     if remaining != nil { return tailLine != nil }
     guard splitting.stopsAfterShownLines, let last = lines.last else { return false }
+    // Ellipsized per paragraph, hidden paragraphs count for ``TextLayout/isEllipsized``: the
+    // layout goes on until one holds an ellipsis.
+    if lineLimit != nil && !hasEllipsis { return false }
     if layout.style.maxLines > 0 && lines.count >= layout.style.maxLines { return true }
     if let height = layout.height, last.frame.maxY > height + 0.01 { return true }
     return false
@@ -49,8 +58,15 @@ struct PieceBuilder {
     let pieceBytes = max(1, splitting.pieceBytes)
     var start = paragraph.start
     var first = true
+    // The paragraph's lines so far, against a per-paragraph line limit.
+    var paragraphLines = 0
     while start < paragraph.end {
       var target = pieceBytes
+      if let lineLimit, paragraphLines >= lineLimit - 1 {
+        if !first, splitting.isCancelled() { throw CancellationError() }
+        try addLineLimitTail(from: start, paragraph: paragraph, next: next, direction: direction, indented: first)
+        return
+      }
       while true {
         if !first || target > pieceBytes, splitting.isCancelled() { throw CancellationError() }
         let end = TextLayout.prefixEnd(text, from: start, to: paragraph.end, target: target)
@@ -58,9 +74,15 @@ struct PieceBuilder {
         // The paragraph's last piece ends with its delimiter, as in one layout (see
         // `layoutEnd(paragraphEnd:next:)`); the empty line after the delimiter is dropped.
         let laidOut = isLast ? Self.layoutEnd(paragraphEnd: end, next: next) : end
+        let linesBefore = lines.count
+        // Under a line limit, a prefix keeps the lines before the paragraph's last one; the piece
+        // with the paragraph's end ellipsizes its own last line as one layout does.
         if let resume = add(
-          start: start, end: laidOut, direction: direction, indented: first, keepsLastLine: isLast && laidOut == end)
+          start: start, end: laidOut, direction: direction, indented: first, keepsLastLine: isLast && laidOut == end,
+          linesLeft: isLast ? lineLimit.map { $0 - paragraphLines } : nil,
+          maxKept: isLast ? nil : lineLimit.map { $0 - 1 - paragraphLines })
         {
+          paragraphLines += lines.count - linesBefore
           if isLast { return }
           start = resume
           first = false
@@ -92,22 +114,34 @@ struct PieceBuilder {
   /// Lays `start..<end` out as one piece and keeps its lines (all, or all but the last, which must
   /// leave at least one). Returns where the next piece starts, or nil (nothing kept) when a piece
   /// that drops its last line has fewer than two.
+  /// `linesLeft`: the piece is ellipsized as the whole layout is, with this many lines for its first
+  /// paragraph (and each other one); `maxKept`: at most this many lines are kept.
   @discardableResult
-  mutating func add(start: Int, end: Int, direction: PangoDirection?, indented: Bool, keepsLastLine: Bool) -> Int? {
+  mutating func add(
+    start: Int, end: Int, direction: PangoDirection?, indented: Bool, keepsLastLine: Bool, linesLeft: Int? = nil,
+    maxKept: Int? = nil
+  ) -> Int? {
     let (raw, xOffset) = makeLayout(start: start, end: end, direction: direction, indented: indented)
-    return keep(raw, start: start, end: end, xOffset: xOffset, keepsLastLine: keepsLastLine)
+    if let linesLeft {
+      pango_layout_set_ellipsize(raw, pango_layout_get_ellipsize(layout.raw))
+      pango_layout_set_height(raw, -Int32(clamping: max(1, linesLeft)))
+    }
+    return keep(raw, start: start, end: end, xOffset: xOffset, keepsLastLine: keepsLastLine, maxKept: maxKept)
   }
 
   /// Keeps the lines of `raw`, the layout of `start..<end` (all, or all but the last, which must
   /// leave at least one) and takes ownership of it. Returns where the next piece starts, or nil
   /// (`raw` freed) when nothing is kept.
-  mutating func keep(_ raw: OpaquePointer, start: Int, end: Int, xOffset: Int32, keepsLastLine: Bool) -> Int? {
+  mutating func keep(
+    _ raw: OpaquePointer, start: Int, end: Int, xOffset: Int32, keepsLastLine: Bool, maxKept: Int? = nil
+  ) -> Int? {
     let count = Int(pango_layout_get_line_count(raw))
-    let kept = keepsLastLine ? count : count - 1
+    let kept = min(keepsLastLine ? count : count - 1, maxKept ?? Int.max)
     guard kept >= 1 else {
       g_object_unref(UnsafeMutableRawPointer(raw))
       return nil
     }
+    if pango_layout_is_ellipsized(raw) != 0 { hasEllipsis = true }
     PangoThreadState.current.retainFonts(of: raw)
     let unit = Double(PANGO_SCALE)
     let spacing = Int64(pango_layout_get_spacing(raw))
@@ -174,7 +208,8 @@ struct PieceBuilder {
     let contextDirection = pango_context_get_base_dir(baseContext)
     var context = baseContext
     if let direction, direction != contextDirection {
-      context = PangoThreadState.current.context(scale: layout.scale, direction: direction)
+      context = PangoThreadState.current.context(
+        scale: layout.scale, direction: direction, orientation: layout.style.orientation)
     }
     let raw = pango_layout_new(context)!
     pango_layout_set_text(raw, text + start, Int32(end - start))
@@ -190,8 +225,10 @@ struct PieceBuilder {
       // The direction comes from the context. Pango swaps left and right for a line whose
       // direction is opposite to the context's only in auto-dir mode: the swap is done here.
       pango_layout_set_auto_dir(raw, 0)
+      // Under a vertical (east) gravity Pango resolves every line left to right
+      // (`line_set_resolved_dir`): nothing to swap.
       let lineDirection = direction == PANGO_DIRECTION_RTL || direction == PANGO_DIRECTION_WEAK_RTL ? -1 : 1
-      if lineDirection == -Self.simple(contextDirection) {
+      if !layout.style.orientation.isVertical, lineDirection == -Self.simple(contextDirection) {
         if alignment == PANGO_ALIGN_LEFT {
           alignment = PANGO_ALIGN_RIGHT
         } else if alignment == PANGO_ALIGN_RIGHT {

@@ -56,17 +56,23 @@ extension TextLayout {
     var length: Int { end - start }
   }
 
-  /// True when this layout is computed in pieces: it wraps, is longer than two pieces and has no
-  /// ellipsis, or (for a draw, which reads only the shown lines) an ellipsis at the end of a text
-  /// fitted to a height (`TextLayout+EllipsisTail.swift`). An ellipsis at the start or middle
-  /// shows the end of its paragraph, and one for ``TextStyle/maxLines`` ends each paragraph (hidden
-  /// ones too, which ``TextLayout/isEllipsized`` reports): those keep one layout.
+  /// True when this layout is computed in pieces: it wraps and is longer than two pieces, and has
+  /// no ellipsis, an ellipsis per paragraph (``TextStyle/maxLines``, or no height:
+  /// `TextLayout+PiecesLineLimit.swift`), or (for a draw, which reads only the shown lines) an
+  /// ellipsis at the end of a text fitted to a height (`TextLayout+EllipsisTail.swift`). An
+  /// ellipsis at the start or middle of a text fitted to a height shows the end of its paragraph:
+  /// that keeps one layout.
   func laysOutInPieces(_ splitting: Splitting) -> Bool {
-    // Pieces get horizontal contexts of their own: a vertical text stays one layout.
-    guard width != nil, !style.orientation.isVertical, let text = pango_layout_get_text(raw) else { return false }
+    // A vertical text is split as a horizontal one: its pieces' contexts keep its gravity (see
+    // PieceBuilder.makeLayout), and Pango breaks its lines the same way.
+    guard width != nil, let text = pango_layout_get_text(raw) else { return false }
+    // Pango ellipsizes per paragraph with a line limit (``TextStyle/maxLines``, or one line per
+    // paragraph without a height): pieces of whole paragraphs keep it (TextLayout+PiecesLineLimit).
+    let perParagraph = style.maxLines > 0 || height == nil
     switch style.ellipsize {
     case .none: break
-    case .end: guard splitting.stopsAfterShownLines, height != nil, style.maxLines == 0 else { return false }
+    case _ where perParagraph: break
+    case .end: guard splitting.stopsAfterShownLines else { return false }
     case .start, .middle: return false
     }
     return strlen(text) / 2 > max(1, splitting.pieceBytes)
@@ -100,7 +106,12 @@ extension TextLayout {
     var builder = PieceBuilder(
       layout: self, text: text, baseContext: baseContext, splitting: splitting,
       attributes: PieceAttributes(pango_layout_get_attributes(raw)))
-    if pango_layout_get_ellipsize(raw) != PANGO_ELLIPSIZE_NONE { builder.remaining = [] }
+    if pango_layout_get_ellipsize(raw) != PANGO_ELLIPSIZE_NONE {
+      // A negative height is Pango's limit of lines per paragraph (`TextLayout+PiecesLineLimit.swift`),
+      // a positive one the height an ellipsis at the end fits (`TextLayout+EllipsisTail.swift`).
+      let height = pango_layout_get_height(raw)
+      if height < 0 { builder.lineLimit = Int(-height) } else { builder.remaining = [] }
+    }
     var finished = false
     defer { if !finished { for piece in builder.pieces { g_object_unref(UnsafeMutableRawPointer(piece.raw)) } } }
     var index = 0
@@ -131,7 +142,8 @@ extension TextLayout {
         let laidOut = PieceBuilder.layoutEnd(
           paragraphEnd: end, next: last + 1 < paragraphs.count ? paragraphs[last + 1].start : nil)
         builder.add(
-          start: paragraph.start, end: laidOut, direction: forced, indented: true, keepsLastLine: laidOut == end)
+          start: paragraph.start, end: laidOut, direction: forced, indented: true, keepsLastLine: laidOut == end,
+          linesLeft: builder.lineLimit)
         index = last + 1
       }
       if builder.hasShownLines { break }

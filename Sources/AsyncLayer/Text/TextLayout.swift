@@ -203,6 +203,9 @@ public final class TextLayout {
     }
     defer { pango_attr_list_unref(attributes) }
     try Self.insertStyleAttributes(style, into: attributes)
+    if style.orientation == .vertical, let text = pango_layout_get_text(raw) {
+      Self.insertUprightEmoji(text, into: attributes)
+    }
     pango_layout_set_attributes(raw, attributes)
     if style.firstLineIndent != 0 {
       pango_layout_set_indent(raw, try Self.pangoUnits(style.firstLineIndent, "first-line indent"))
@@ -353,8 +356,9 @@ public final class TextLayout {
 
   /// True when Pango replaced text with an ellipsis.
   public var isEllipsized: Bool {
-    // In pieces, only the last (the tail of an ellipsized text) may hold an ellipsis.
-    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : pango_layout_is_ellipsized(pieces.last!.raw) != 0
+    // In pieces: the tail of a text ellipsized to a height, or any piece of one ellipsized per
+    // paragraph (TextLayout+PiecesLineLimit).
+    pieces.isEmpty ? pango_layout_is_ellipsized(raw) != 0 : pieces.contains { pango_layout_is_ellipsized($0.raw) != 0 }
   }
 
   private func computeLines() -> [TextLine] {

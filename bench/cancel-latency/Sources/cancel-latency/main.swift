@@ -200,6 +200,16 @@ if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("-
   hanging.firstLineIndent = -20
   var hangingCentred = hanging
   hangingCentred.alignment = .center
+  var startEllipsis = style
+  startEllipsis.ellipsize = .start
+  var middleEllipsis = style
+  middleEllipsis.ellipsize = .middle
+  var lineLimit = ellipsized
+  lineLimit.maxLines = 5
+  var verticalLatin = style
+  verticalLatin.orientation = .vertical
+  var verticalCJK = TextStyle(font: "Noto Sans CJK JP 14")
+  verticalCJK.orientation = .vertical
   let unbroken = String(repeating: "abcdefghij", count: (16 << 10) / 10)
   var khmerRun = ""
   for word in Array(repeating: khmerWords, count: 400).joined() where khmerRun.utf8.count + word.utf8.count <= 16 << 10
@@ -237,6 +247,25 @@ if CommandLine.arguments.contains("--gaps") || CommandLine.arguments.contains("-
     ("256 KiB paragraph, 4000 pt, hanging indent", TextTile(.plain(latin), style: hanging, width: 4000)),
     ("256 KiB Arabic, 4000 pt, hanging indent", TextTile(.plain(arabic), style: hanging, width: 4000)),
     ("256 KiB paragraph, 4000 pt, centred hanging indent", TextTile(.plain(latin), style: hangingCentred, width: 4000)),
+    (
+      "256 KiB paragraph, 375 × 800 pt, ellipsis .start",
+      TextTile(.plain(latin), style: startEllipsis, width: 375, height: 800)
+    ),
+    (
+      "256 KiB paragraph, 375 × 800 pt, ellipsis .middle",
+      TextTile(.plain(latin), style: middleEllipsis, width: 375, height: 800)
+    ),
+    ("256 KiB paragraph, 375 pt, maxLines 5, ellipsis", TextTile(.plain(latin), style: lineLimit, width: 375)),
+    (
+      "1,000 paragraphs of 256 B, 375 pt, maxLines 5, ellipsis",
+      TextTile(.plain(paragraphs), style: lineLimit, width: 375)
+    ),
+    ("256 KiB paragraph, 375 pt, ellipsis, no height", TextTile(.plain(latin), style: ellipsized, width: 375)),
+    ("256 KiB CJK, vertical, 4000 pt, all lines", TextTile(.plain(cjk), style: verticalCJK, width: 4000)),
+    ("256 KiB Latin, vertical, 4000 pt, all lines", TextTile(.plain(latin), style: verticalLatin, width: 4000)),
+    (
+      "256 KiB CJK, vertical, 800 × 375 pt", TextTile(.plain(cjk), style: verticalCJK, width: 800, height: 375)
+    ),
   ]
   print(
     "check gaps: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date()); medians of \(runs) renders each,"
