@@ -14,7 +14,7 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("Hi 👋"), style: TextStyle(), width: 200)
   /// layout.clusterBoxes().map(\.text)  // ["H", "i", " ", "👋"]
   /// ```
-  public func clusterBoxes() -> [TextBox] { collectClusters().clusters.map(\.box) }
+  public func clusterBoxes() -> [TextBox] { clusterBoxes(of: collectClusters().clusters, converting: nil) }
 
   /// The words of the shown lines (Pango's word boundaries: letters and digits, without the
   /// spaces and punctuation around them), one box per word and line, in the text's order. Each box
@@ -26,7 +26,7 @@ extension TextLayout {
   /// ```
   public func wordBoxes() -> [TextBox] {
     let walk = collectClusters()
-    return words(of: walk.clusters, wordCount: walk.wordCount)
+    return words(of: walk.clusters, wordCount: walk.wordCount, converting: nil)
   }
 
   /// The shown lines as boxes: ``TextLine/frame`` and ``TextLine/inkFrame`` with the line's text.
@@ -35,13 +35,18 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("one two three"), style: TextStyle(), width: 40)
   /// layout.lineBoxes().map(\.text)  // ["one ", "two ", "three"]
   /// ```
-  public func lineBoxes() -> [TextBox] {
+  public func lineBoxes() -> [TextBox] { lineBoxes(converting: nil) }
+
+  /// The line boxes, through `conversion` when there is one.
+  private func lineBoxes(converting conversion: TextBox.Conversion?) -> [TextBox] {
     lines.map { line in
       let range = line.utf8Offset..<(line.utf8Offset + line.utf8Length)
       let ink = line.inkFrame
+      let inkFrame = ink.width > 0 && ink.height > 0 ? ink : nil
       return TextBox(
-        text: slice(range), utf8Range: range, lineIndex: line.index, frame: line.frame,
-        inkFrame: ink.width > 0 && ink.height > 0 ? ink : nil)
+        text: slice(range), utf8Range: range, lineIndex: line.index,
+        frame: conversion.map { $0.apply(line.frame) } ?? line.frame,
+        inkFrame: conversion.map { conversion in inkFrame.map(conversion.apply) } ?? inkFrame)
     }
   }
 
@@ -51,17 +56,30 @@ extension TextLayout {
   /// let boxes = try TextLayout(.plain("Hello"), style: TextStyle(), width: 200).boxes()
   /// boxes.clusters.count  // 5
   /// ```
-  public func boxes() -> TextBoxes {
+  public func boxes() -> TextBoxes { boxes(converting: nil) }
+
+  /// ``boxes()``, each box through `conversion` (the values of
+  /// ``TextBoxes/converted(offset:scale:)``) as it is made: a tile's boxes without a second set of
+  /// arrays to fill and free.
+  func boxes(converting conversion: TextBox.Conversion?) -> TextBoxes {
     let walk = collectClusters()
     return TextBoxes(
-      clusters: walk.clusters.map(\.box), words: words(of: walk.clusters, wordCount: walk.wordCount),
-      lines: lineBoxes())
+      clusters: clusterBoxes(of: walk.clusters, converting: conversion),
+      words: words(of: walk.clusters, wordCount: walk.wordCount, converting: conversion),
+      lines: lineBoxes(converting: conversion))
   }
 
-  /// A cluster and the word it starts in (its index among all the walk's words, in text order).
+  /// A cluster as the walk finds it: plain values, its text read only when its box is made (the
+  /// words are grouped from these, so no `TextBox` or `String` is made and copied twice).
   private struct Cluster {
-    var box: TextBox
-    var word: Int?
+    /// Bytes of ``text``.
+    var range: Range<Int>
+    var line: Int
+    var frame: Rect
+    var ink: Rect?
+    var isEllipsis: Bool
+    /// The word it starts in (its index among all the walk's words, in text order), or -1.
+    var word: Int
   }
 
   /// One Pango layout to walk: the whole layout, or one piece, with where its lines go.
@@ -70,20 +88,25 @@ extension TextLayout {
     var byteOffset: Int
     var xOffset: Int64
     var yOffset: Int64
-    /// Its kept lines and their indices among all lines.
-    var lineIndices: [UnsafeMutablePointer<PangoLayoutLine>: Int]
+    /// Its kept lines, in order; the first is line `firstLine` of all lines.
+    var lines: [UnsafeMutablePointer<PangoLayoutLine>]
+    var firstLine: Int
   }
 
   private var units: [Unit] {
     if pieces.isEmpty {
-      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lineIndices: lineIndices())]
+      var lines: [UnsafeMutablePointer<PangoLayoutLine>] = []
+      var node = pango_layout_get_lines_readonly(raw)
+      while let current = node {
+        if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) { lines.append(line) }
+        node = current.pointee.next
+      }
+      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lines: lines, firstLine: 0)]
     }
     return pieces.map { piece in
-      var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
-      for (offset, line) in piece.lines.enumerated() { indices[line] = piece.firstLine + offset }
-      return Unit(
+      Unit(
         raw: piece.raw, byteOffset: piece.byteOffset, xOffset: Int64(piece.xOffset), yOffset: piece.yOffset,
-        lineIndices: indices)
+        lines: piece.lines, firstLine: piece.firstLine)
     }
   }
 
@@ -108,10 +131,18 @@ extension TextLayout {
     return Self.slice(range, of: text, length: strlen(text))
   }
 
+  /// Every ASCII character as a `String`: a Latin cluster's text is one of these, taken from here
+  /// instead of decoded (and checked) byte by byte for each box.
+  private static let asciiStrings: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+
   /// `range` of `text` (`length` bytes), decoded leniently: the text read once per walk, not per box.
   private static func slice(_ range: Range<Int>, of text: UnsafePointer<CChar>, length: Int) -> String {
     let lower = min(max(0, range.lowerBound), length)
     let upper = min(max(lower, range.upperBound), length)
+    if upper - lower == 1 {
+      let byte = UInt8(bitPattern: text[lower])
+      if byte < 0x80 { return asciiStrings[Int(byte)] }
+    }
     return String(
       decoding: UnsafeRawBufferPointer(start: text + lower, count: upper - lower), as: UTF8.self)
   }
@@ -126,6 +157,29 @@ extension TextLayout {
     }
   }
 
+  /// The clusters' boxes, their texts read from the layout's text, through `conversion` when there
+  /// is one.
+  private func clusterBoxes(of clusters: [Cluster], converting conversion: TextBox.Conversion?) -> [TextBox] {
+    guard !clusters.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    let length = strlen(text)
+    var boxes: [TextBox] = []
+    boxes.reserveCapacity(clusters.count)
+    for cluster in clusters {
+      let text = cluster.isEllipsis ? "…" : Self.slice(cluster.range, of: text, length: length)
+      if let conversion {
+        boxes.append(
+          TextBox(
+            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: conversion.apply(cluster.frame),
+            inkFrame: cluster.ink.map(conversion.apply)))
+      } else {
+        boxes.append(
+          TextBox(
+            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: cluster.frame, inkFrame: cluster.ink))
+      }
+    }
+    return boxes
+  }
+
   /// The clusters of the shown lines, and how many words the walk saw (`Cluster.word` counts them).
   private func collectClusters() -> (clusters: [Cluster], wordCount: Int) {
     let shownCount = lines.count
@@ -133,7 +187,9 @@ extension TextLayout {
     var wordCount = 0
     let unit = Double(PANGO_SCALE)
     guard let wholeText = pango_layout_get_text(raw) else { return ([], 0) }
-    let wholeLength = strlen(wholeText)
+    // A cluster has at least one byte: the text's length bounds the count (capped: a long text
+    // grows the array as usual).
+    result.reserveCapacity(min(strlen(wholeText), 1024))
     for walk in units {
       guard let text = pango_layout_get_text(walk.raw), let iterator = pango_layout_get_iter(walk.raw) else { continue }
       defer { pango_layout_iter_free(iterator) }
@@ -157,22 +213,32 @@ extension TextLayout {
             x: Double(Int64(r.x) + walk.xOffset) / unit, y: Double(Int64(r.y) + walk.yOffset) / unit,
             width: Double(r.width) / unit, height: Double(r.height) / unit)
         }
-        let ink = cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil
         // The word the cluster starts in.
-        let word = Self.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 }
+        let word = Self.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 } ?? -1
         result.append(
           Cluster(
-            box: TextBox(
-              text: cluster.isEllipsis ? "…" : Self.slice(global, of: wholeText, length: wholeLength),
-              utf8Range: global,
-              lineIndex: cluster.line,
-              frame: rect(cluster.logical), inkFrame: ink),
-            word: word))
+            range: global, line: cluster.line, frame: rect(cluster.logical),
+            ink: cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil,
+            isEllipsis: cluster.isEllipsis, word: word))
       }
+      // The iterator meets the lines in order: each line is looked up once, from where the last
+      // one was found.
+      var currentLine: UnsafeMutablePointer<PangoLayoutLine>?
+      var lineIndex = -1
+      var searchFrom = 0
       repeat {
-        guard let line = pango_layout_iter_get_line_readonly(iterator), let lineIndex = walk.lineIndices[line] else {
-          continue
+        guard let line = pango_layout_iter_get_line_readonly(iterator) else { continue }
+        if line != currentLine {
+          currentLine = line
+          lineIndex = -1
+          let position =
+            walk.lines[min(searchFrom, walk.lines.count)...].firstIndex(of: line) ?? walk.lines.firstIndex(of: line)
+          if let position {
+            lineIndex = walk.firstLine + position
+            searchFrom = position
+          }
         }
+        guard lineIndex >= 0 else { continue }
         if lineIndex >= shownCount { break }
         // The position at a line's end has no run.
         guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
@@ -235,7 +301,7 @@ extension TextLayout {
   /// The clusters grouped by word and line: one box per word part on a line, in the text's order.
   /// Groups are kept in the order they are first seen; each word's groups are chained (one per line
   /// the word is on), found from the word's index: no hashing per cluster.
-  private func words(of clusters: [Cluster], wordCount: Int) -> [TextBox] {
+  private func words(of clusters: [Cluster], wordCount: Int, converting conversion: TextBox.Conversion?) -> [TextBox] {
     struct Group {
       var line: Int
       var range: Range<Int>
@@ -245,40 +311,48 @@ extension TextLayout {
       var previous: Int
     }
     var groups: [Group] = []
+    groups.reserveCapacity(wordCount)
     var newestGroup = [Int](repeating: -1, count: wordCount)
     for cluster in clusters {
-      guard let word = cluster.word, word < wordCount else { continue }
-      let box = cluster.box
+      let word = cluster.word
+      guard word >= 0, word < wordCount else { continue }
       var index = newestGroup[word]
-      while index >= 0, groups[index].line != box.lineIndex { index = groups[index].previous }
+      while index >= 0, groups[index].line != cluster.line { index = groups[index].previous }
       if index >= 0 {
         let group = groups[index]
         let ink: Rect? =
-          switch (group.ink, box.inkFrame) {
+          switch (group.ink, cluster.ink) {
           case (let a?, let b?): Self.union(a, b)
           case (let a?, nil): a
           case (nil, let b): b
           }
         groups[index].range =
-          min(group.range.lowerBound, box.utf8Range.lowerBound)..<max(group.range.upperBound, box.utf8Range.upperBound)
-        groups[index].frame = Self.union(group.frame, box.frame)
+          min(group.range.lowerBound, cluster.range.lowerBound)..<max(group.range.upperBound, cluster.range.upperBound)
+        groups[index].frame = Self.union(group.frame, cluster.frame)
         groups[index].ink = ink
       } else {
         groups.append(
           Group(
-            line: box.lineIndex, range: box.utf8Range, frame: box.frame, ink: box.inkFrame, previous: newestGroup[word])
+            line: cluster.line, range: cluster.range, frame: cluster.frame, ink: cluster.ink,
+            previous: newestGroup[word])
         )
         newestGroup[word] = groups.count - 1
       }
     }
     guard !groups.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    // In the text's order: groups are met in visual order, already the text's in a left-to-right
+    // line (keys are unique: a word has one group per line).
+    func precedes(_ a: Group, _ b: Group) -> Bool { (a.range.lowerBound, a.line) < (b.range.lowerBound, b.line) }
+    if groups.indices.dropFirst().contains(where: { !precedes(groups[$0 - 1], groups[$0]) }) {
+      groups.sort(by: precedes)
+    }
     let length = strlen(text)
     return groups.map { group in
       TextBox(
         text: Self.slice(group.range, of: text, length: length), utf8Range: group.range, lineIndex: group.line,
-        frame: group.frame, inkFrame: group.ink)
+        frame: conversion.map { $0.apply(group.frame) } ?? group.frame,
+        inkFrame: conversion.map { conversion in group.ink.map(conversion.apply) } ?? group.ink)
     }
-    .sorted { ($0.utf8Range.lowerBound, $0.lineIndex) < ($1.utf8Range.lowerBound, $1.lineIndex) }
   }
 
   private static func union(_ a: Rect, _ b: Rect) -> Rect {
