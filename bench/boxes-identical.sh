@@ -46,6 +46,10 @@ lines = {
     "long": {"text": ("A paragraph long enough to be laid out in pieces, with words and numbers 12345. " * 230),
              "width": 500},
 }
+# Labels: the characters the labels file escapes (C0, DEL, C1, U+2028/9, backslash, tab) and some it does not.
+for i, text in enumerate(["copyright \u00a9 \u2019quoted\u2019 \u2026", "nel \u0085 c1 \u009f", "ls \u2028 ps \u2029",
+                          "ctrl \u0001 del \u007f", "back\\slash tab\there", "\u20ac nbsp\u00a0end"]):
+    lines[f"label{i}"] = {"text": text}
 for key, fields in lines.items():
     print(json.dumps({"id": key, **fields}, ensure_ascii=False))
 print(json.dumps({"id": "markup", "markup": "<b>bold</b> and <i>italic</i> &amp; <span letter_spacing='2048'>spaced</span>"}))
