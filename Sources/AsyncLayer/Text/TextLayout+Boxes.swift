@@ -53,7 +53,22 @@ extension TextLayout {
   /// ``clusterBoxes()`` found by Pango's character iterator alone, as they were before the glyph
   /// walk (tests compare the two walks).
   func clusterBoxesWalkingCharacters() -> [TextBox] {
-    clusterBoxes(of: collectClusters(walkingGlyphs: false).clusters, converting: nil)
+    clusterBoxes(of: collectClusters(walk: .characters).clusters, converting: nil)
+  }
+
+  /// ``clusterBoxes()`` found by the glyph walk alone, or nil where it would have handed a layout
+  /// to the character walk (tests check that it did not).
+  func clusterBoxesWalkingGlyphsOnly() -> [TextBox]? {
+    let walk = collectClusters(walk: .glyphsOnly)
+    return walk.fellBack ? nil : clusterBoxes(of: walk.clusters, converting: nil)
+  }
+
+  /// How `collectClusters` walks: glyph strings with the character iterator where they are not as
+  /// expected, or either alone (for tests).
+  private enum Walk {
+    case glyphs
+    case characters
+    case glyphsOnly
   }
 
   /// Clusters, words and lines at once (the clusters are walked once).
@@ -197,11 +212,12 @@ extension TextLayout {
   /// half as much again. A run whose glyph string is not as the walk expects (no glyphs, a cluster
   /// without text, one that ends inside a character) sends its layout back through the character
   /// iterator, the walk this one replaced: the boxes are the same either way.
-  private func collectClusters(walkingGlyphs: Bool = true) -> (clusters: [Cluster], wordCount: Int) {
+  private func collectClusters(walk mode: Walk = .glyphs) -> (clusters: [Cluster], wordCount: Int, fellBack: Bool) {
     let shownCount = lines.count
     var result: [Cluster] = []
     var wordCount = 0
-    guard let wholeText = pango_layout_get_text(raw) else { return ([], 0) }
+    var fellBack = false
+    guard let wholeText = pango_layout_get_text(raw) else { return ([], 0, false) }
     // A cluster has at least one byte: the text's length bounds the count (capped: a long text
     // grows the array as usual).
     result.reserveCapacity(min(strlen(wholeText), 1024))
@@ -215,12 +231,14 @@ extension TextLayout {
       let mark = result.count
       guard let iterator = pango_layout_get_iter(walk.raw) else { continue }
       let walked =
-        walkingGlyphs
+        mode != .characters
         && Self.walkGlyphs(
           iterator, walk: walk, text: text, length: strlen(text), shownCount: shownCount, gatherer: &gatherer,
           into: &result)
       pango_layout_iter_free(iterator)
       if walked { continue }
+      fellBack = fellBack || mode != .characters
+      if mode == .glyphsOnly { continue }
       result.removeSubrange(mark...)
       gatherer = ClusterGatherer(walk: walk, words: words, firstWord: gatherer.firstWord)
       guard let characters = pango_layout_get_iter(walk.raw) else { continue }
@@ -228,7 +246,7 @@ extension TextLayout {
         characters, walk: walk, text: text, shownCount: shownCount, gatherer: &gatherer, into: &result)
       pango_layout_iter_free(characters)
     }
-    return (result, wordCount)
+    return (result, wordCount, fellBack)
   }
 
   /// Gathers what the walks find into clusters: consecutive finds on one line and run with the same
