@@ -3,7 +3,8 @@
 // `asynclayer_sha256_hardware()` says no under it). Times the CPU's rounds of
 // Sources/CCairo/sha256_x86.h, the ones batch uses natively, over BYTES bytes: best of 5 rounds of
 // 100,000 hashes, thread CPU time.
-//   cc -O2 -I Sources/CCairo -o /tmp/sha256_ni_cost bench/dataset/sha256_ni_cost.c && /tmp/sha256_ni_cost 6621
+// clang, as SwiftPM builds the header (gcc ignores its `#pragma clang loop unroll`):
+//   clang -O2 -I Sources/CCairo -o /tmp/sha256_ni_cost bench/dataset/sha256_ni_cost.c && /tmp/sha256_ni_cost 6621
 #include "sha256_x86.h"
 
 #include <stdio.h>

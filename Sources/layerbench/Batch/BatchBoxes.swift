@@ -117,7 +117,7 @@ enum BatchBoxes {
 /// no capacity or uniqueness check per byte (a 60-character line's sidecar is ~150 numbers and ~70
 /// strings; appending them to an array, check by check, was most of `--boxes`' cost: callgrind,
 /// `bench/dataset/labels_cost.py`). The buffer becomes the `Data` without a copy.
-private struct BoxesJSONWriter {
+struct BoxesJSONWriter {
   /// The longest integer: "-9223372036854775808".
   static let maxIntegerBytes = 20
   /// The longest number: a sign, 16 digits (hundredths are clamped to ±9e15), a point, two digits.
