@@ -6,11 +6,15 @@ Run through bench/dataset-peers.sh. The same Latin lines as peers.py (its style:
 labelled, plain): tiles/s from batch's own summary, the median of the rounds' ratios labelled / plain
 and their range. Then instructions (callgrind, 1 worker): the marginal Ir per tile between --ir-tiles
 N1 and N2 lines, so start-up cancels out; instruction counts do not move with the machine's load.
+Each timed run also reports its CPU time (user + system, from the kernel's accounting of the finished
+process): tiles per CPU-second, labelled / plain, moves much less than wall-clock rates when other work
+shares the cores (it still moves with shared caches and frequency), so both are given.
 """
 import argparse
 import datetime
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
@@ -45,6 +49,22 @@ def total_ir(command, out_file):
     return int(match.group(1))
 
 
+def exclusive_ir(profile):
+    """Exclusive Ir by function of a callgrind profile (callgrind_annotate's listing)."""
+    listing = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", profile],
+                             capture_output=True, text=True).stdout
+    counts = {}
+    for line in listing.splitlines():
+        match = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+(.*)", line)
+        if not match or "PROGRAM TOTALS" in line:
+            continue
+        name = match.group(2)
+        name = name[4:] if name.startswith("???:") else re.sub(r"^[^:]*:", "", name, count=1)
+        name = re.sub(r" \(\S+x\)$", "", re.sub(r" \[.*\]", "", name))
+        counts[name] = counts.get(name, 0) + int(match.group(1).replace(",", ""))
+    return counts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--layerbench", default=os.path.join(peers.ROOT, ".build/release/layerbench"))
@@ -56,6 +76,8 @@ def main():
     parser.add_argument("--dir", default="/dev/shm/dataset-peers")
     parser.add_argument("--parts", default="timed,callgrind", help="timed, callgrind or both")
     parser.add_argument("--result")
+    parser.add_argument("--breakdown", type=int, default=25,
+                        help="functions listed in the callgrind breakdown (labelled minus plain, per tile)")
     parser.add_argument("--batch-args", default="",
                         help="more batch options for both sides, e.g. '--output webdataset'")
     args = parser.parse_args()
@@ -81,22 +103,33 @@ def main():
         + (f"; both with {args.batch_args}" if args.batch_args else ""))
     parts = args.parts.split(",")
     for workers in [int(w) for w in args.workers.split(",")] if "timed" in parts else []:
-        ratios, plain_rates, labelled_rates = [], [], []
+        ratios, plain_rates, labelled_rates, cpu_ratios = [], [], [], []
         for round_index in range(args.rounds):
-            rates = {}
+            rates, cpu = {}, {}
             for labelled in (False, True, True, False):
                 out = os.path.join(args.dir, f"cost-{'labelled' if labelled else 'plain'}-{workers}")
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 peers.run(batch_command(args.layerbench, many, out, workers, labelled, shlex.split(args.batch_args)), out)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu.setdefault(labelled, []).append(
+                    after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
                 rates.setdefault(labelled, []).append(rate_of(out + ".log"))
             plain, labelled_rate = statistics.mean(rates[False]), statistics.mean(rates[True])
             plain_rates.append(plain)
             labelled_rates.append(labelled_rate)
             ratios.append(labelled_rate / plain)
+            # Tiles per CPU-second, labelled over plain: the plain runs' CPU time over the labelled's.
+            cpu_ratio = statistics.mean(cpu[False]) / statistics.mean(cpu[True])
+            cpu_ratios.append(cpu_ratio)
             say(f"  workers {workers} round {round_index + 1}: plain {plain:7.0f} tiles/s, labelled "
-                f"{labelled_rate:7.0f} tiles/s, {100 * labelled_rate / plain:5.1f}%  load {os.getloadavg()[0]:.2f}")
+                f"{labelled_rate:7.0f} tiles/s, {100 * labelled_rate / plain:5.1f}%; CPU "
+                f"{1e6 * statistics.mean(cpu[False]) / args.tiles:.0f} / {1e6 * statistics.mean(cpu[True]) / args.tiles:.0f}"
+                f" us per tile, {100 * cpu_ratio:5.1f}%  load {os.getloadavg()[0]:.2f}")
         say(f"workers {workers}: plain {statistics.median(plain_rates):.0f} tiles/s, labelled "
             f"{statistics.median(labelled_rates):.0f} tiles/s; labelled/plain median "
-            f"{100 * statistics.median(ratios):.1f}% (range {100 * min(ratios):.1f}-{100 * max(ratios):.1f}%)")
+            f"{100 * statistics.median(ratios):.1f}% (range {100 * min(ratios):.1f}-{100 * max(ratios):.1f}%); "
+            f"per CPU-second {100 * statistics.median(cpu_ratios):.1f}% "
+            f"(range {100 * min(cpu_ratios):.1f}-{100 * max(cpu_ratios):.1f}%)")
     if "callgrind" not in parts:
         if args.result:
             with open(args.result, "a") as f:
@@ -122,6 +155,25 @@ def main():
             f"{per_tile[name] / 1e6:.3f} M Ir per tile")
     say(f"callgrind: labelled / plain = {per_tile['labelled'] / per_tile['plain']:.3f} "
         f"(+{(per_tile['labelled'] - per_tile['plain']) / 1e6:.3f} M Ir per tile); profiles in {args.dir}/*.callgrind")
+    # Where the extra goes: each function's exclusive Ir per tile (marginal between the two runs),
+    # labelled minus plain. Swift names are mangled (swift demangle reads them).
+    marginal = {}
+    for name in ("plain", "labelled"):
+        first, second = (exclusive_ir(os.path.join(args.dir, f"{name}.{n}.callgrind")) for n in (n1, n2))
+        marginal[name] = {key: (second.get(key, 0) - first.get(key, 0)) / (n2 - n1) for key in set(first) | set(second)}
+    extra = {key: marginal["labelled"].get(key, 0) - marginal["plain"].get(key, 0)
+             for key in set(marginal["plain"]) | set(marginal["labelled"])}
+    say(f"callgrind breakdown, exclusive Ir per tile, labelled minus plain (the {args.breakdown} largest; "
+        f"sum of all {sum(extra.values()):,.0f}):")
+    largest = sorted(extra.items(), key=lambda item: -item[1])[:args.breakdown]
+    names = [key for key, _ in largest]
+    try:  # readable Swift names where the toolchain is there
+        names = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(names),
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    for (_, value), name in zip(largest, names):
+        say(f"  {value:9,.0f}  {name[:150]}")
     if args.result:
         with open(args.result, "a") as f:
             f.write("\n".join(report) + "\n\n")

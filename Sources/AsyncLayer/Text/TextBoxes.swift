@@ -42,13 +42,23 @@ public struct TextBox: Sendable, Hashable {
   /// The box with its rectangles moved by `offset` then multiplied by `scale`: from a layout's
   /// points to a tile's device pixels, `offset` being the padding.
   public func converted(offset: Point, scale: Double) -> TextBox {
-    func convert(_ rect: Rect) -> Rect {
+    let conversion = Conversion(offset: offset, scale: scale)
+    return TextBox(
+      text: text, utf8Range: utf8Range, lineIndex: lineIndex, frame: conversion.apply(frame),
+      inkFrame: inkFrame.map(conversion.apply))
+  }
+
+  /// The map of ``converted(offset:scale:)``: one formula for it and for the boxes a tile makes
+  /// already converted (`TextLayout.boxes(converting:)`), so that both give the same values.
+  struct Conversion {
+    var offset: Point
+    var scale: Double
+
+    func apply(_ rect: Rect) -> Rect {
       Rect(
         x: (rect.minX + offset.x) * scale, y: (rect.minY + offset.y) * scale, width: rect.width * scale,
         height: rect.height * scale)
     }
-    return TextBox(
-      text: text, utf8Range: utf8Range, lineIndex: lineIndex, frame: convert(frame), inkFrame: inkFrame.map(convert))
   }
 }
 

@@ -14,7 +14,7 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("Hi 👋"), style: TextStyle(), width: 200)
   /// layout.clusterBoxes().map(\.text)  // ["H", "i", " ", "👋"]
   /// ```
-  public func clusterBoxes() -> [TextBox] { collectClusters().clusters.map(\.box) }
+  public func clusterBoxes() -> [TextBox] { clusterBoxes(of: collectClusters().clusters, converting: nil) }
 
   /// The words of the shown lines (Pango's word boundaries: letters and digits, without the
   /// spaces and punctuation around them), one box per word and line, in the text's order. Each box
@@ -26,7 +26,7 @@ extension TextLayout {
   /// ```
   public func wordBoxes() -> [TextBox] {
     let walk = collectClusters()
-    return words(of: walk.clusters, wordCount: walk.wordCount)
+    return words(of: walk.clusters, wordCount: walk.wordCount, converting: nil)
   }
 
   /// The shown lines as boxes: ``TextLine/frame`` and ``TextLine/inkFrame`` with the line's text.
@@ -35,14 +35,40 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("one two three"), style: TextStyle(), width: 40)
   /// layout.lineBoxes().map(\.text)  // ["one ", "two ", "three"]
   /// ```
-  public func lineBoxes() -> [TextBox] {
+  public func lineBoxes() -> [TextBox] { lineBoxes(converting: nil) }
+
+  /// The line boxes, through `conversion` when there is one.
+  private func lineBoxes(converting conversion: TextBox.Conversion?) -> [TextBox] {
     lines.map { line in
       let range = line.utf8Offset..<(line.utf8Offset + line.utf8Length)
       let ink = line.inkFrame
+      let inkFrame = ink.width > 0 && ink.height > 0 ? ink : nil
       return TextBox(
-        text: slice(range), utf8Range: range, lineIndex: line.index, frame: line.frame,
-        inkFrame: ink.width > 0 && ink.height > 0 ? ink : nil)
+        text: slice(range), utf8Range: range, lineIndex: line.index,
+        frame: conversion.map { $0.apply(line.frame) } ?? line.frame,
+        inkFrame: conversion.map { conversion in inkFrame.map(conversion.apply) } ?? inkFrame)
     }
+  }
+
+  /// ``clusterBoxes()`` found by Pango's character iterator alone, as they were before the glyph
+  /// walk (tests compare the two walks).
+  func clusterBoxesWalkingCharacters() -> [TextBox] {
+    clusterBoxes(of: collectClusters(walk: .characters).clusters, converting: nil)
+  }
+
+  /// ``clusterBoxes()`` found by the glyph walk alone, or nil where it would have handed a layout
+  /// to the character walk (tests check that it did not).
+  func clusterBoxesWalkingGlyphsOnly() -> [TextBox]? {
+    let walk = collectClusters(walk: .glyphsOnly)
+    return walk.fellBack ? nil : clusterBoxes(of: walk.clusters, converting: nil)
+  }
+
+  /// How `collectClusters` walks: glyph strings with the character iterator where they are not as
+  /// expected, or either alone (for tests).
+  private enum Walk {
+    case glyphs
+    case characters
+    case glyphsOnly
   }
 
   /// Clusters, words and lines at once (the clusters are walked once).
@@ -51,17 +77,30 @@ extension TextLayout {
   /// let boxes = try TextLayout(.plain("Hello"), style: TextStyle(), width: 200).boxes()
   /// boxes.clusters.count  // 5
   /// ```
-  public func boxes() -> TextBoxes {
+  public func boxes() -> TextBoxes { boxes(converting: nil) }
+
+  /// ``boxes()``, each box through `conversion` (the values of
+  /// ``TextBoxes/converted(offset:scale:)``) as it is made: a tile's boxes without a second set of
+  /// arrays to fill and free.
+  func boxes(converting conversion: TextBox.Conversion?) -> TextBoxes {
     let walk = collectClusters()
     return TextBoxes(
-      clusters: walk.clusters.map(\.box), words: words(of: walk.clusters, wordCount: walk.wordCount),
-      lines: lineBoxes())
+      clusters: clusterBoxes(of: walk.clusters, converting: conversion),
+      words: words(of: walk.clusters, wordCount: walk.wordCount, converting: conversion),
+      lines: lineBoxes(converting: conversion))
   }
 
-  /// A cluster and the word it starts in (its index among all the walk's words, in text order).
+  /// A cluster as the walk finds it: plain values, its text read only when its box is made (the
+  /// words are grouped from these, so no `TextBox` or `String` is made and copied twice).
   private struct Cluster {
-    var box: TextBox
-    var word: Int?
+    /// Bytes of ``text``.
+    var range: Range<Int>
+    var line: Int
+    var frame: Rect
+    var ink: Rect?
+    var isEllipsis: Bool
+    /// The word it starts in (its index among all the walk's words, in text order), or -1.
+    var word: Int
   }
 
   /// One Pango layout to walk: the whole layout, or one piece, with where its lines go.
@@ -70,20 +109,25 @@ extension TextLayout {
     var byteOffset: Int
     var xOffset: Int64
     var yOffset: Int64
-    /// Its kept lines and their indices among all lines.
-    var lineIndices: [UnsafeMutablePointer<PangoLayoutLine>: Int]
+    /// Its kept lines, in order; the first is line `firstLine` of all lines.
+    var lines: [UnsafeMutablePointer<PangoLayoutLine>]
+    var firstLine: Int
   }
 
   private var units: [Unit] {
     if pieces.isEmpty {
-      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lineIndices: lineIndices())]
+      var lines: [UnsafeMutablePointer<PangoLayoutLine>] = []
+      var node = pango_layout_get_lines_readonly(raw)
+      while let current = node {
+        if let line = current.pointee.data?.assumingMemoryBound(to: PangoLayoutLine.self) { lines.append(line) }
+        node = current.pointee.next
+      }
+      return [Unit(raw: raw, byteOffset: 0, xOffset: 0, yOffset: 0, lines: lines, firstLine: 0)]
     }
     return pieces.map { piece in
-      var indices: [UnsafeMutablePointer<PangoLayoutLine>: Int] = [:]
-      for (offset, line) in piece.lines.enumerated() { indices[line] = piece.firstLine + offset }
-      return Unit(
+      Unit(
         raw: piece.raw, byteOffset: piece.byteOffset, xOffset: Int64(piece.xOffset), yOffset: piece.yOffset,
-        lineIndices: indices)
+        lines: piece.lines, firstLine: piece.firstLine)
     }
   }
 
@@ -108,10 +152,18 @@ extension TextLayout {
     return Self.slice(range, of: text, length: strlen(text))
   }
 
+  /// Every ASCII character as a `String`: a Latin cluster's text is one of these, taken from here
+  /// instead of decoded (and checked) byte by byte for each box.
+  private static let asciiStrings: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+
   /// `range` of `text` (`length` bytes), decoded leniently: the text read once per walk, not per box.
   private static func slice(_ range: Range<Int>, of text: UnsafePointer<CChar>, length: Int) -> String {
     let lower = min(max(0, range.lowerBound), length)
     let upper = min(max(lower, range.upperBound), length)
+    if upper - lower == 1 {
+      let byte = UInt8(bitPattern: text[lower])
+      if byte < 0x80 { return asciiStrings[Int(byte)] }
+    }
     return String(
       decoding: UnsafeRawBufferPointer(start: text + lower, count: upper - lower), as: UTF8.self)
   }
@@ -126,78 +178,264 @@ extension TextLayout {
     }
   }
 
+  /// The clusters' boxes, their texts read from the layout's text, through `conversion` when there
+  /// is one.
+  private func clusterBoxes(of clusters: [Cluster], converting conversion: TextBox.Conversion?) -> [TextBox] {
+    guard !clusters.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    let length = strlen(text)
+    var boxes: [TextBox] = []
+    boxes.reserveCapacity(clusters.count)
+    for cluster in clusters {
+      let text = cluster.isEllipsis ? "…" : Self.slice(cluster.range, of: text, length: length)
+      if let conversion {
+        boxes.append(
+          TextBox(
+            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: conversion.apply(cluster.frame),
+            inkFrame: cluster.ink.map(conversion.apply)))
+      } else {
+        boxes.append(
+          TextBox(
+            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: cluster.frame, inkFrame: cluster.ink))
+      }
+    }
+    return boxes
+  }
+
   /// The clusters of the shown lines, and how many words the walk saw (`Cluster.word` counts them).
-  private func collectClusters() -> (clusters: [Cluster], wordCount: Int) {
+  ///
+  /// Each layout is walked run by run through its glyph strings: per glyph cluster, the extents
+  /// of its glyphs (`pango_glyph_string_extents_range`, Pango's own function, the glyph extents
+  /// coming from the font hooks' cache) and its text from the run's `log_clusters`, as Pango's
+  /// layout iterator computes them; the iterator itself is asked once per run, for the offsets it
+  /// adds to a cluster's extents there (the line's baseline, the run's start). Pango's character
+  /// iterator, which asks for the same extents once per character with five calls, cost about
+  /// half as much again. A run whose glyph string is not as the walk expects (no glyphs, a cluster
+  /// without text, one that ends inside a character) sends its layout back through the character
+  /// iterator, the walk this one replaced: the boxes are the same either way.
+  private func collectClusters(walk mode: Walk = .glyphs) -> (clusters: [Cluster], wordCount: Int, fellBack: Bool) {
     let shownCount = lines.count
     var result: [Cluster] = []
     var wordCount = 0
-    let unit = Double(PANGO_SCALE)
-    guard let wholeText = pango_layout_get_text(raw) else { return ([], 0) }
-    let wholeLength = strlen(wholeText)
+    var fellBack = false
+    guard let wholeText = pango_layout_get_text(raw) else { return ([], 0, false) }
+    // A cluster has at least one byte: the text's length bounds the count (capped: a long text
+    // grows the array as usual).
+    result.reserveCapacity(min(strlen(wholeText), 1024))
     for walk in units {
-      guard let text = pango_layout_get_text(walk.raw), let iterator = pango_layout_get_iter(walk.raw) else { continue }
-      defer { pango_layout_iter_free(iterator) }
+      guard let text = pango_layout_get_text(walk.raw) else { continue }
       let words = Self.wordRanges(of: walk.raw)
       // Words are numbered across the pieces, in text order: a piece's first word follows the last
       // piece's (the clusters' grouping then needs no table keyed by word).
-      let firstWord = wordCount
+      var gatherer = ClusterGatherer(walk: walk, words: words, firstWord: wordCount)
       wordCount += words.count
-      /// The cluster being gathered: its line, run, logical box, ink box and byte range (piece's).
-      var pending:
-        (
-          line: Int, run: UnsafeMutableRawPointer, logical: PangoRectangle, ink: PangoRectangle, range: Range<Int>,
-          isEllipsis: Bool
-        )?
-      func flush() {
-        guard let cluster = pending else { return }
-        pending = nil
-        let global = (cluster.range.lowerBound + walk.byteOffset)..<(cluster.range.upperBound + walk.byteOffset)
-        func rect(_ r: PangoRectangle) -> Rect {
-          Rect(
-            x: Double(Int64(r.x) + walk.xOffset) / unit, y: Double(Int64(r.y) + walk.yOffset) / unit,
-            width: Double(r.width) / unit, height: Double(r.height) / unit)
-        }
-        let ink = cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil
-        // The word the cluster starts in.
-        let word = Self.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 }
-        result.append(
-          Cluster(
-            box: TextBox(
-              text: cluster.isEllipsis ? "…" : Self.slice(global, of: wholeText, length: wholeLength),
-              utf8Range: global,
-              lineIndex: cluster.line,
-              frame: rect(cluster.logical), inkFrame: ink),
-            word: word))
+      let mark = result.count
+      guard let iterator = pango_layout_get_iter(walk.raw) else { continue }
+      let walked =
+        mode != .characters
+        && Self.walkGlyphs(
+          iterator, walk: walk, text: text, length: strlen(text), shownCount: shownCount, gatherer: &gatherer,
+          into: &result)
+      pango_layout_iter_free(iterator)
+      if walked { continue }
+      fellBack = fellBack || mode != .characters
+      if mode == .glyphsOnly { continue }
+      result.removeSubrange(mark...)
+      gatherer = ClusterGatherer(walk: walk, words: words, firstWord: gatherer.firstWord)
+      guard let characters = pango_layout_get_iter(walk.raw) else { continue }
+      Self.walkCharacters(
+        characters, walk: walk, text: text, shownCount: shownCount, gatherer: &gatherer, into: &result)
+      pango_layout_iter_free(characters)
+    }
+    return (result, wordCount, fellBack)
+  }
+
+  /// Gathers what the walks find into clusters: consecutive finds on one line and run with the same
+  /// logical left edge and width are one cluster (Pango's iterator gives each character of a
+  /// cluster its cluster's extents; zero-width clusters at one place are merged as they always were).
+  private struct ClusterGatherer {
+    let walk: Unit
+    let words: [Range<Int>]
+    let firstWord: Int
+    /// The cluster being gathered: its line, run, logical box, ink box and byte range (piece's).
+    var pending:
+      (
+        line: Int, run: UnsafeMutableRawPointer, logical: PangoRectangle, ink: PangoRectangle, range: Range<Int>,
+        isEllipsis: Bool
+      )?
+
+    init(walk: Unit, words: [Range<Int>], firstWord: Int) {
+      self.walk = walk
+      self.words = words
+      self.firstWord = firstWord
+    }
+
+    mutating func add(
+      line: Int, run: UnsafeMutableRawPointer, logical: PangoRectangle, ink: PangoRectangle, range: Range<Int>,
+      isEllipsis: Bool, into result: inout [Cluster]
+    ) {
+      if let current = pending, current.line == line, current.run == run, current.logical.x == logical.x,
+        current.logical.width == logical.width
+      {
+        pending?.range =
+          min(current.range.lowerBound, range.lowerBound)..<max(current.range.upperBound, range.upperBound)
+      } else {
+        flush(into: &result)
+        pending = (line, run, logical, ink, range, isEllipsis)
       }
-      repeat {
-        guard let line = pango_layout_iter_get_line_readonly(iterator), let lineIndex = walk.lineIndices[line] else {
-          continue
-        }
-        if lineIndex >= shownCount { break }
-        // The position at a line's end has no run.
-        guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
-        let index = Int(pango_layout_iter_get_index(iterator))
-        let length = Self.sequenceLength(UInt8(bitPattern: text[index]))
+    }
+
+    mutating func flush(into result: inout [Cluster]) {
+      guard let cluster = pending else { return }
+      pending = nil
+      let unit = Double(PANGO_SCALE)
+      let global = (cluster.range.lowerBound + walk.byteOffset)..<(cluster.range.upperBound + walk.byteOffset)
+      let (xOffset, yOffset) = (walk.xOffset, walk.yOffset)
+      func rect(_ r: PangoRectangle) -> Rect {
+        Rect(
+          x: Double(Int64(r.x) + xOffset) / unit, y: Double(Int64(r.y) + yOffset) / unit,
+          width: Double(r.width) / unit, height: Double(r.height) / unit)
+      }
+      // The word the cluster starts in.
+      let word = TextLayout.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 } ?? -1
+      result.append(
+        Cluster(
+          range: global, line: cluster.line, frame: rect(cluster.logical),
+          ink: cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil,
+          isEllipsis: cluster.isEllipsis, word: word))
+    }
+  }
+
+  /// Finds a Pango line's index among all lines; the walks meet the lines in order, so each is
+  /// looked for from where the last one was found, once.
+  private struct LineFinder {
+    let walk: Unit
+    var current: UnsafeMutablePointer<PangoLayoutLine>?
+    var index = -1
+    var searchFrom = 0
+
+    init(walk: Unit) { self.walk = walk }
+
+    /// The line's index among all lines, or -1 for a line the walk does not keep.
+    mutating func index(of line: UnsafeMutablePointer<PangoLayoutLine>) -> Int {
+      if line == current { return index }
+      current = line
+      index = -1
+      let lines = walk.lines
+      if let position = lines[min(searchFrom, lines.count)...].firstIndex(of: line) ?? lines.firstIndex(of: line) {
+        index = walk.firstLine + position
+        searchFrom = position
+      }
+      return index
+    }
+  }
+
+  private static func isEllipsis(_ run: UnsafeMutablePointer<PangoLayoutRun>) -> Bool {
+    let flags = run.pointee.item?.pointee.analysis.flags ?? 0
+    return Int32(flags) & Int32(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
+  }
+
+  /// The glyph walk (see `collectClusters`); false, part-way, when a run's glyph string is not as
+  /// expected.
+  private static func walkGlyphs(
+    _ iterator: OpaquePointer, walk: Unit, text: UnsafePointer<CChar>, length textLength: Int, shownCount: Int,
+    gatherer: inout ClusterGatherer, into result: inout [Cluster]
+  ) -> Bool {
+    var finder = LineFinder(walk: walk)
+    func isBoundary(_ offset: Int) -> Bool {
+      offset >= textLength || UInt8(bitPattern: text[offset]) & 0xC0 != 0x80
+    }
+    repeat {
+      guard let line = pango_layout_iter_get_line_readonly(iterator) else { continue }
+      let lineIndex = finder.index(of: line)
+      guard lineIndex >= 0 else { continue }
+      if lineIndex >= shownCount { break }
+      // The position at a line's end has no run.
+      guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
+      guard let item = run.pointee.item, let glyphs = run.pointee.glyphs, let infos = glyphs.pointee.glyphs,
+        let logClusters = glyphs.pointee.log_clusters, glyphs.pointee.num_glyphs > 0
+      else { return false }
+      let count = Int(glyphs.pointee.num_glyphs)
+      let itemOffset = Int(item.pointee.offset)
+      let itemLength = Int(item.pointee.length)
+      guard itemOffset >= 0, itemLength > 0, itemOffset <= textLength - itemLength else { return false }
+      let font = item.pointee.analysis.font
+      let isLeftToRight = item.pointee.analysis.level % 2 == 0
+      let isEllipsis = Self.isEllipsis(run)
+      let runKey = UnsafeMutableRawPointer(run)
+      // The iterator stands on the run's first cluster: what it adds to the glyph string's extents
+      // there, it adds to every cluster of the run, plus the advance of the clusters before it.
+      var firstInk = PangoRectangle()
+      var firstLogical = PangoRectangle()
+      pango_layout_iter_get_cluster_extents(iterator, &firstInk, &firstLogical)
+      var inkShift = (x: Int32(0), y: Int32(0))
+      var logicalShift = (x: Int32(0), y: Int32(0))
+      var advance: Int32 = 0
+      var start = 0
+      while start < count {
+        var end = start + 1
+        while end < count, infos[end].attr.is_cluster_start == 0 { end += 1 }
         var ink = PangoRectangle()
         var logical = PangoRectangle()
-        pango_layout_iter_get_cluster_extents(iterator, &ink, &logical)
-        let runKey = UnsafeMutableRawPointer(run)
-        if let current = pending, current.line == lineIndex, current.run == runKey, current.logical.x == logical.x,
-          current.logical.width == logical.width
-        {
-          pending?.range = min(current.range.lowerBound, index)..<max(current.range.upperBound, index + length)
-        } else {
-          flush()
-          let flags = run.pointee.item?.pointee.analysis.flags ?? 0
-          pending = (
-            lineIndex, runKey, logical, ink, index..<(index + length),
-            Int32(flags) & Int32(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
-          )
+        pango_glyph_string_extents_range(glyphs, Int32(start), Int32(end), font, &ink, &logical)
+        if start == 0 {
+          inkShift = (firstInk.x &- ink.x, firstInk.y &- ink.y)
+          logicalShift = (firstLogical.x &- logical.x, firstLogical.y &- logical.y)
         }
-      } while pango_layout_iter_next_char(iterator) != 0
-      flush()
-    }
-    return (result, wordCount)
+        let width = logical.width
+        ink.x = ink.x &+ inkShift.x &+ advance
+        ink.y = ink.y &+ inkShift.y
+        logical.x = logical.x &+ logicalShift.x &+ advance
+        logical.y = logical.y &+ logicalShift.y
+        // The cluster's text, as the iterator finds it: from its first glyph's log cluster to the
+        // next cluster in logical order (the next glyph's, or for right-to-left text the previous
+        // glyph's with another log cluster), or the item's end.
+        let clusterStart = Int(logClusters[start])
+        var clusterEnd = itemLength
+        if isLeftToRight {
+          if end < count { clusterEnd = Int(logClusters[end]) }
+        } else {
+          var previous = start
+          while previous > 0, logClusters[previous - 1] == logClusters[start] { previous -= 1 }
+          if previous > 0 { clusterEnd = Int(logClusters[previous - 1]) }
+        }
+        guard clusterStart >= 0, clusterStart < clusterEnd, clusterEnd <= itemLength,
+          isBoundary(itemOffset + clusterStart), isBoundary(itemOffset + clusterEnd)
+        else { return false }
+        gatherer.add(
+          line: lineIndex, run: runKey, logical: logical, ink: ink,
+          range: (itemOffset + clusterStart)..<(itemOffset + clusterEnd), isEllipsis: isEllipsis, into: &result)
+        advance = advance &+ width
+        start = end
+      }
+    } while pango_layout_iter_next_run(iterator) != 0
+    gatherer.flush(into: &result)
+    return true
+  }
+
+  /// The character walk: Pango's layout iterator, character by character, each character given
+  /// its cluster's extents.
+  private static func walkCharacters(
+    _ iterator: OpaquePointer, walk: Unit, text: UnsafePointer<CChar>, shownCount: Int,
+    gatherer: inout ClusterGatherer, into result: inout [Cluster]
+  ) {
+    var finder = LineFinder(walk: walk)
+    repeat {
+      guard let line = pango_layout_iter_get_line_readonly(iterator) else { continue }
+      let lineIndex = finder.index(of: line)
+      guard lineIndex >= 0 else { continue }
+      if lineIndex >= shownCount { break }
+      // The position at a line's end has no run.
+      guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
+      let index = Int(pango_layout_iter_get_index(iterator))
+      let length = Self.sequenceLength(UInt8(bitPattern: text[index]))
+      var ink = PangoRectangle()
+      var logical = PangoRectangle()
+      pango_layout_iter_get_cluster_extents(iterator, &ink, &logical)
+      gatherer.add(
+        line: lineIndex, run: UnsafeMutableRawPointer(run), logical: logical, ink: ink, range: index..<(index + length),
+        isEllipsis: Self.isEllipsis(run), into: &result)
+    } while pango_layout_iter_next_char(iterator) != 0
+    gatherer.flush(into: &result)
   }
 
   /// The words of a layout's text as byte ranges, in order, from its log attributes.
@@ -222,7 +460,7 @@ extension TextLayout {
   }
 
   /// The index of the range of `ranges` (sorted, disjoint) holding `offset`, by binary search.
-  private static func index(of offset: Int, in ranges: [Range<Int>]) -> Int? {
+  fileprivate static func index(of offset: Int, in ranges: [Range<Int>]) -> Int? {
     var low = 0
     var high = ranges.count
     while low < high {
@@ -235,7 +473,7 @@ extension TextLayout {
   /// The clusters grouped by word and line: one box per word part on a line, in the text's order.
   /// Groups are kept in the order they are first seen; each word's groups are chained (one per line
   /// the word is on), found from the word's index: no hashing per cluster.
-  private func words(of clusters: [Cluster], wordCount: Int) -> [TextBox] {
+  private func words(of clusters: [Cluster], wordCount: Int, converting conversion: TextBox.Conversion?) -> [TextBox] {
     struct Group {
       var line: Int
       var range: Range<Int>
@@ -245,40 +483,48 @@ extension TextLayout {
       var previous: Int
     }
     var groups: [Group] = []
+    groups.reserveCapacity(wordCount)
     var newestGroup = [Int](repeating: -1, count: wordCount)
     for cluster in clusters {
-      guard let word = cluster.word, word < wordCount else { continue }
-      let box = cluster.box
+      let word = cluster.word
+      guard word >= 0, word < wordCount else { continue }
       var index = newestGroup[word]
-      while index >= 0, groups[index].line != box.lineIndex { index = groups[index].previous }
+      while index >= 0, groups[index].line != cluster.line { index = groups[index].previous }
       if index >= 0 {
         let group = groups[index]
         let ink: Rect? =
-          switch (group.ink, box.inkFrame) {
+          switch (group.ink, cluster.ink) {
           case (let a?, let b?): Self.union(a, b)
           case (let a?, nil): a
           case (nil, let b): b
           }
         groups[index].range =
-          min(group.range.lowerBound, box.utf8Range.lowerBound)..<max(group.range.upperBound, box.utf8Range.upperBound)
-        groups[index].frame = Self.union(group.frame, box.frame)
+          min(group.range.lowerBound, cluster.range.lowerBound)..<max(group.range.upperBound, cluster.range.upperBound)
+        groups[index].frame = Self.union(group.frame, cluster.frame)
         groups[index].ink = ink
       } else {
         groups.append(
           Group(
-            line: box.lineIndex, range: box.utf8Range, frame: box.frame, ink: box.inkFrame, previous: newestGroup[word])
+            line: cluster.line, range: cluster.range, frame: cluster.frame, ink: cluster.ink,
+            previous: newestGroup[word])
         )
         newestGroup[word] = groups.count - 1
       }
     }
     guard !groups.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    // In the text's order: groups are met in visual order, already the text's in a left-to-right
+    // line (keys are unique: a word has one group per line).
+    func precedes(_ a: Group, _ b: Group) -> Bool { (a.range.lowerBound, a.line) < (b.range.lowerBound, b.line) }
+    if groups.indices.dropFirst().contains(where: { !precedes(groups[$0 - 1], groups[$0]) }) {
+      groups.sort(by: precedes)
+    }
     let length = strlen(text)
     return groups.map { group in
       TextBox(
         text: Self.slice(group.range, of: text, length: length), utf8Range: group.range, lineIndex: group.line,
-        frame: group.frame, inkFrame: group.ink)
+        frame: conversion.map { $0.apply(group.frame) } ?? group.frame,
+        inkFrame: conversion.map { conversion in group.ink.map(conversion.apply) } ?? group.ink)
     }
-    .sorted { ($0.utf8Range.lowerBound, $0.lineIndex) < ($1.utf8Range.lowerBound, $1.lineIndex) }
   }
 
   private static func union(_ a: Rect, _ b: Rect) -> Rect {

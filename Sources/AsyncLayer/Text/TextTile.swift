@@ -142,7 +142,7 @@ public struct TextTile: Sendable, Hashable {
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
       missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
       boxes: collectsBoxes
-        ? layout.boxes().converted(offset: textOrigin, scale: scale) : nil,
+        ? layout.boxes(converting: TextBox.Conversion(offset: textOrigin, scale: scale)) : nil,
       text: collectsBoxes || collectsText ? layout.text : nil)
   }
 }

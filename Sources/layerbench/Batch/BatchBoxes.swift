@@ -43,48 +43,54 @@ enum BatchBoxes {
     // keys, five integers, two rectangles of four numbers at their longest, and its text escaped
     // at the worst (`\u00XX` for every byte).
     var capacity = 128 + 6 * (id.utf8.count + byteCount) + 3 * BoxesJSONWriter.maxIntegerBytes
-    for list in [boxes.clusters, boxes.words, boxes.lines] {
-      for box in list {
-        capacity +=
-          64 + 8 * BoxesJSONWriter.maxNumberBytes + 3 * BoxesJSONWriter.maxIntegerBytes + 6 * box.text.utf8.count
-        // A vertical or transformed tile's `quad` and `inkQuad`: keys and brackets, then per
-        // point two numbers and two commas.
-        let points = (box.quad?.count ?? 0) + (box.inkQuad?.count ?? 0)
-        if points > 0 { capacity += 32 + points * (2 * BoxesJSONWriter.maxNumberBytes + 2) }
+    func addCapacity(of list: [TextBox]) {
+      list.withUnsafeBufferPointer { list in
+        for position in list.indices {
+          let textBytes = list[position].text.utf8.count
+          capacity += 64 + 8 * BoxesJSONWriter.maxNumberBytes + 3 * BoxesJSONWriter.maxIntegerBytes + 6 * textBytes
+          // A vertical or transformed tile's `quad` and `inkQuad`: keys and brackets, then per
+          // point two numbers and two commas.
+          let points = (list[position].quad?.count ?? 0) + (list[position].inkQuad?.count ?? 0)
+          if points > 0 { capacity += 32 + points * (2 * BoxesJSONWriter.maxNumberBytes + 2) }
+        }
       }
     }
+    addCapacity(of: boxes.clusters)
+    addCapacity(of: boxes.words)
+    addCapacity(of: boxes.lines)
     var out = BoxesJSONWriter(capacity: capacity)
     // `out` passed inout, not captured: a captured var would live in a heap box, every append
-    // going through it.
+    // going through it. The boxes are read in place (no copy of each `TextBox`, its `String` and
+    // arrays retained and released).
     func list(_ name: StaticString, _ items: [TextBox], into out: inout BoxesJSONWriter) {
       out.literal(name)
-      var first = true
-      for box in items {
-        if !first { out.byte(UInt8(ascii: ",")) }
-        first = false
-        out.literal(#"{"box":"#)
-        out.rect(box.frame)
-        out.literal(#","end":"#)
-        out.integer(index(box.utf8Range.upperBound))
-        if let ink = box.inkFrame {
-          out.literal(#","ink":"#)
-          out.rect(ink)
+      items.withUnsafeBufferPointer { items in
+        for position in items.indices {
+          if position > 0 { out.byte(UInt8(ascii: ",")) }
+          out.literal(#"{"box":"#)
+          out.rect(items[position].frame)
+          out.literal(#","end":"#)
+          out.integer(index(items[position].utf8Range.upperBound))
+          if let ink = items[position].inkFrame {
+            out.literal(#","ink":"#)
+            out.rect(ink)
+          }
+          if let quad = items[position].inkQuad {
+            out.literal(#","inkQuad":"#)
+            out.quad(quad)
+          }
+          out.literal(#","line":"#)
+          out.integer(items[position].lineIndex)
+          if let quad = items[position].quad {
+            out.literal(#","quad":"#)
+            out.quad(quad)
+          }
+          out.literal(#","start":"#)
+          out.integer(index(items[position].utf8Range.lowerBound))
+          out.literal(#","text":"#)
+          out.quoted(items[position].text)
+          out.byte(UInt8(ascii: "}"))
         }
-        if let quad = box.inkQuad {
-          out.literal(#","inkQuad":"#)
-          out.quad(quad)
-        }
-        out.literal(#","line":"#)
-        out.integer(box.lineIndex)
-        if let quad = box.quad {
-          out.literal(#","quad":"#)
-          out.quad(quad)
-        }
-        out.literal(#","start":"#)
-        out.integer(index(box.utf8Range.lowerBound))
-        out.literal(#","text":"#)
-        out.quoted(box.text)
-        out.byte(UInt8(ascii: "}"))
       }
       out.byte(UInt8(ascii: "]"))
     }
@@ -111,7 +117,7 @@ enum BatchBoxes {
 /// no capacity or uniqueness check per byte (a 60-character line's sidecar is ~150 numbers and ~70
 /// strings; appending them to an array, check by check, was most of `--boxes`' cost: callgrind,
 /// `bench/dataset/labels_cost.py`). The buffer becomes the `Data` without a copy.
-private struct BoxesJSONWriter {
+struct BoxesJSONWriter {
   /// The longest integer: "-9223372036854775808".
   static let maxIntegerBytes = 20
   /// The longest number: a sign, 16 digits (hundredths are clamped to ±9e15), a point, two digits.
@@ -136,11 +142,13 @@ private struct BoxesJSONWriter {
     return Data(bytesNoCopy: shrunk, count: count, deallocator: .free)
   }
 
+  @inline(__always)
   mutating func byte(_ value: UInt8) {
     base[count] = value
     count += 1
   }
 
+  @inline(__always)
   mutating func literal(_ text: StaticString) {
     (base + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
     count += text.utf8CodeUnitCount
@@ -149,40 +157,99 @@ private struct BoxesJSONWriter {
   /// Decimal digits of `value`.
   mutating func integer(_ value: Int) {
     if value < 0 { byte(UInt8(ascii: "-")) }
-    unsigned(value.magnitude)
+    unsigned(UInt64(value.magnitude))
   }
 
-  /// Decimal digits of `value`, written from the last one back, then in place.
-  private mutating func unsigned(_ value: UInt) {
-    var digits = 1
-    var bound: UInt = 10
-    while digits < 20, value >= bound {
-      digits += 1
-      bound = bound &* 10
+  /// "00", "01", … "99": two digits per table read, so that a number takes one division by 100
+  /// per pair of digits instead of one by 10 per digit.
+  private static let pairs: StaticString = """
+    00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+    40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899
+    """
+
+  /// Decimal digits of `value`: tile coordinates are below 10,000 pixels, written from the table
+  /// without a loop; larger values a pair at a time from the last one back.
+  @inline(__always)
+  private mutating func unsigned(_ value: UInt64) {
+    let pairs = Self.pairs.utf8Start
+    if value < 10 {
+      byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+    } else if value < 100 {
+      let pair = Int(value) &* 2
+      base[count] = pairs[pair]
+      base[count &+ 1] = pairs[pair &+ 1]
+      count &+= 2
+    } else if value < 1000 {
+      let high = value / 100
+      let pair = Int(value &- high &* 100) &* 2
+      base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: high)
+      base[count &+ 1] = pairs[pair]
+      base[count &+ 2] = pairs[pair &+ 1]
+      count &+= 3
+    } else if value < 10000 {
+      let high = value / 100
+      let highPair = Int(high) &* 2
+      let pair = Int(value &- high &* 100) &* 2
+      base[count] = pairs[highPair]
+      base[count &+ 1] = pairs[highPair &+ 1]
+      base[count &+ 2] = pairs[pair]
+      base[count &+ 3] = pairs[pair &+ 1]
+      count &+= 4
+    } else {
+      var digits = 5
+      var bound: UInt64 = 100_000
+      while digits < 20, value >= bound {
+        digits += 1
+        bound = bound &* 10
+      }
+      var rest = value
+      var position = count + digits
+      while rest >= 100 {
+        let high = rest / 100
+        let pair = Int(rest &- high &* 100) &* 2
+        position -= 2
+        base[position] = pairs[pair]
+        base[position + 1] = pairs[pair + 1]
+        rest = high
+      }
+      if rest >= 10 {
+        let pair = Int(rest) &* 2
+        base[position - 2] = pairs[pair]
+        base[position - 1] = pairs[pair + 1]
+      } else {
+        base[position - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+      }
+      count += digits
     }
-    var rest = value
-    var position = count + digits - 1
-    repeat {
-      base[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-      rest /= 10
-      position -= 1
-    } while rest > 0
-    count += digits
   }
 
-  /// `value` rounded to hundredths, without trailing zeros (a non-finite value is written as 0).
+  /// `value` rounded to hundredths, half away from zero, without trailing zeros (a non-finite
+  /// value is written as 0; beyond ±9e15 hundredths, clamped). Rounding is done on the integer
+  /// and fraction parts of the clamped magnitude (both exact below 2^53), which gives the digits
+  /// `(value * 100).rounded()` gives, without a call into libm per number.
+  @inline(__always)
   mutating func number(_ value: Double) {
-    let scaled = value.isFinite ? (value * 100).rounded() : 0
-    // Pixel coordinates of a tile the limits allow are far inside Int's range; clamp anyway.
-    let hundredths = Int(max(-9e15, min(9e15, scaled)))
-    if hundredths < 0 { byte(UInt8(ascii: "-")) }
-    let magnitude = UInt(abs(hundredths))
-    unsigned(magnitude / 100)
-    let fraction = magnitude % 100
+    // Clamping before rounding is the same as after: the bounds are whole numbers.
+    let scaled = value.isFinite ? max(-9e15, min(9e15, value * 100)) : 0
+    let magnitude = scaled.magnitude
+    // Through Int64: a double's conversion to UInt64 takes more steps on x86, and 9e15 fits.
+    let whole = UInt64(truncatingIfNeeded: Int64(magnitude))
+    let hundredths = magnitude - Double(whole) >= 0.5 ? whole &+ 1 : whole
+    if scaled < 0, hundredths != 0 { byte(UInt8(ascii: "-")) }
+    let units = hundredths / 100
+    let fraction = Int(hundredths &- units &* 100)
+    unsigned(units)
     if fraction != 0 {
-      byte(UInt8(ascii: "."))
-      byte(UInt8(ascii: "0") + UInt8(fraction / 10))
-      if fraction % 10 != 0 { byte(UInt8(ascii: "0") + UInt8(fraction % 10)) }
+      let pairs = Self.pairs.utf8Start
+      base[count] = UInt8(ascii: ".")
+      base[count &+ 1] = pairs[fraction &* 2]
+      if pairs[fraction &* 2 &+ 1] != UInt8(ascii: "0") {
+        base[count &+ 2] = pairs[fraction &* 2 &+ 1]
+        count &+= 3
+      } else {
+        count &+= 2
+      }
     }
   }
 
@@ -210,17 +277,24 @@ private struct BoxesJSONWriter {
     byte(UInt8(ascii: "]"))
   }
 
-  /// A JSON string, escaped as `ManifestRecord.appendQuoted` escapes it; text without a byte to
-  /// escape (the common case) is copied in one step.
+  /// A JSON string, escaped as `ManifestRecord.appendQuoted` escapes it. Bytes are copied as they
+  /// are checked; the first one to escape (rare) sends the string back through the escaping loop.
   mutating func quoted(_ value: String) {
     var value = value
     value.withUTF8 { utf8 in
-      let plain = utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7f && $0 != 0x22 && $0 != 0x5c }
       byte(UInt8(ascii: "\""))
-      if plain {
-        if let source = utf8.baseAddress { (base + count).update(from: source, count: utf8.count) }
-        count += utf8.count
-      } else {
+      let start = count
+      var plain = true
+      for source in utf8 {
+        if source < 0x20 || source == 0x7f || source == 0x22 || source == 0x5c {
+          plain = false
+          break
+        }
+        base[count] = source
+        count &+= 1
+      }
+      if !plain {
+        count = start
         for byte in utf8 { escaped(byte) }
       }
       byte(UInt8(ascii: "\""))

@@ -37,19 +37,39 @@ enum BatchLabels {
 
   /// One label line, newline included, or nil for a record without a file or a text.
   static func line(for record: ManifestRecord) -> Data? {
-    guard record.error == nil, let file = record.file, let text = record.text else { return nil }
     var out: [UInt8] = []
-    out.reserveCapacity(file.utf8.count + text.utf8.count + 8)
+    out.reserveCapacity((record.file?.utf8.count ?? 0) + (record.text?.utf8.count ?? 0) + 8)
+    guard append(record, to: &out) else { return nil }
+    return Data(out)
+  }
+
+  /// Appends the record's label line, newline included, to `out`; false (nothing appended) for a
+  /// record without a file or a text.
+  static func append(_ record: ManifestRecord, to out: inout [UInt8]) -> Bool {
+    // No `reserveCapacity` here: on the writer's growing buffer it would reallocate to the exact
+    // size line after line instead of doubling.
+    guard record.error == nil, let file = record.file, let text = record.text else { return false }
     appendEscaped(file, to: &out)
     out.append(0x09)
     appendEscaped(text, to: &out)
     out.append(0x0a)
-    return Data(out)
+    return true
   }
 
   /// `value` escaped as the type's documentation says.
   static func appendEscaped(_ value: String, to out: inout [UInt8]) {
-    // The usual line needs no escape: copy its bytes.
+    // The usual line needs no escape: its bytes are copied after one pass that looks for the bytes
+    // an escaped character can start with (below U+0020, `\`, U+007F; 0xC2 leads U+0080–U+00BF,
+    // 0xE2 U+2000–U+2FFF): with none of them, no character needs one.
+    var plain = value
+    let copied = plain.withUTF8 { utf8 -> Bool in
+      for byte in utf8 where byte < 0x20 || byte == 0x5c || byte == 0x7f || byte == 0xc2 || byte == 0xe2 {
+        return false
+      }
+      out.append(contentsOf: utf8)
+      return true
+    }
+    if copied { return }
     if !value.unicodeScalars.contains(where: needsEscape) {
       out.append(contentsOf: value.utf8)
       return
@@ -83,7 +103,7 @@ final class LabelsWriter: Sendable {
   let path: String
   private struct State {
     var fd: Int32 = -1
-    var buffer = Data()
+    var buffer: [UInt8] = []
     var error: String?
   }
   private let state = ThreadSanitizedMutex(State())
@@ -94,9 +114,9 @@ final class LabelsWriter: Sendable {
 
   /// Called for every committed record, in input order.
   func append(_ record: ManifestRecord) {
-    guard let line = BatchLabels.line(for: record) else { return }
     state.withLock { state in
-      state.buffer.append(line)
+      // Escaped straight into the buffer: no line of its own to allocate and copy.
+      guard BatchLabels.append(record, to: &state.buffer) else { return }
       if state.buffer.count >= 32 << 10 { write(&state) }
     }
   }
@@ -120,7 +140,7 @@ final class LabelsWriter: Sendable {
       }
     }
     do {
-      try BatchFiles.writeAll(state.fd, state.buffer, path: path)
+      try BatchFiles.writeAll(state.fd, Data(state.buffer), path: path)
     } catch {
       state.error = "\(error)"
     }

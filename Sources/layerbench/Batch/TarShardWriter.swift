@@ -163,7 +163,8 @@ final class TarShardWriter {
   private func flush() throws {
     guard fd >= 0, !buffer.isEmpty, let name else { return }
     let path = "\(directory.path)/\(directory.temporaryName(for: name, worker: 0))"
-    try BatchFiles.writeAll(fd, Data(buffer), path: path)
+    // Written from the buffer itself: no copy of every tile's bytes into a `Data` first.
+    try buffer.withUnsafeBytes { try BatchFiles.writeAll(fd, $0, path: path) }
     buffer.removeAll(keepingCapacity: true)
   }
 }
