@@ -12,6 +12,7 @@
 #
 # All runs use the same tile (TEXT, Sans 14, 375 x 120 pt at scale 2, padding 8, white: ThroughputCommand's
 # and bench/batch.py's defaults apart from the fixed height). Wall-clock ratios depend on the machine's
+# BATCH_ARGS="--output webdataset": goal 4's batch writes tar shards instead of one file per tile.
 # load: the load average is printed before and after; bench/callgrind.sh gives the load-independent
 # instruction counts. LAYERBENCH=path measures another build. Needs `make bench-c` and a release build.
 set -euo pipefail
@@ -46,10 +47,10 @@ batch() {
   local out
   out=$(mktemp -d "$WORK/out.XXXXXX")  # batch runs in a subshell: a counter would not survive it
   "$LB" batch --input "$WORK/lines.jsonl" --out-dir "$out" --workers 1 --progress-interval 0 --no-resume \
-    "${BATCH_TILE[@]}" 2>&1 | grep -oE 'failed, [0-9]+ tiles/s' | grep -oE '[0-9]+ tiles/s' | awk '{ print $1 }'
+    "${BATCH_TILE[@]}" ${BATCH_ARGS:-} 2>&1 | grep -oE 'failed, [0-9]+ tiles/s' | grep -oE '[0-9]+ tiles/s' | awk '{ print $1 }'
 }
 
-echo "bench/issue28.sh $ROUNDS $TILES: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $LB"
+echo "bench/issue28.sh $ROUNDS $TILES: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $LB${BATCH_ARGS:+, batch $BATCH_ARGS}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 printf '%-5s %10s %10s %10s %10s %10s %10s %12s %12s\n' round none fast C mixed-1 mixed-2 batch fast-whole batch-whole
 declare -a NONE FAST CL M1 M2 BATCH FASTW BATCHW
