@@ -2,6 +2,7 @@
 // The floor servers of bench/server/framework-floor.sh: a bare SwiftNIO HTTP/1 pipeline and a one-route
 // Hummingbird 2 app answering a fixed PNG (bench only; not part of the library or the server package).
 import PackageDescription
+
 let package = Package(
   name: "nio-floor",
   platforms: [.macOS(.v15)],
@@ -10,10 +11,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
   ],
   targets: [
-    .executableTarget(name: "nio-floor", dependencies: [
-      .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-      .product(name: "NIOHTTP1", package: "swift-nio"),
-    ]),
+    .executableTarget(
+      name: "nio-floor",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ]),
     .executableTarget(name: "hb-floor", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
   ]
 )

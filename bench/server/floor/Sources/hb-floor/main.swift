@@ -10,5 +10,7 @@ router.get("tile.png") { _, _ -> Response in
 }
 let app = Application(
   router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-  onServerRunning: { channel in print("listening on 127.0.0.1:\(channel.localAddress!.port!)"); fflush(nil) })
+  onServerRunning: { channel in
+    print("listening on 127.0.0.1:\(channel.localAddress!.port!)"); fflush(nil)
+  })
 try await app.runService()
