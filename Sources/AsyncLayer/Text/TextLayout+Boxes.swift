@@ -327,6 +327,26 @@ extension TextLayout {
       }
       return index
     }
+
+    /// Where a walk stands at the iterator's position.
+    enum Position {
+      /// A line the walk does not keep, or a line's end (which has no run): go on to the next.
+      case skip
+      /// Past the shown lines: the walk is over.
+      case end
+      /// A run of a shown line.
+      case run(line: Int, UnsafeMutablePointer<PangoLayoutRun>)
+    }
+
+    /// The iterator's line and run, for walks that stop after `shownCount` lines.
+    mutating func position(of iterator: OpaquePointer, shownCount: Int) -> Position {
+      guard let line = pango_layout_iter_get_line_readonly(iterator) else { return .skip }
+      let lineIndex = index(of: line)
+      guard lineIndex >= 0 else { return .skip }
+      if lineIndex >= shownCount { return .end }
+      guard let run = pango_layout_iter_get_run_readonly(iterator) else { return .skip }
+      return .run(line: lineIndex, run)
+    }
   }
 
   private static func isEllipsis(_ run: UnsafeMutablePointer<PangoLayoutRun>) -> Bool {
@@ -345,12 +365,9 @@ extension TextLayout {
       offset >= textLength || UInt8(bitPattern: text[offset]) & 0xC0 != 0x80
     }
     repeat {
-      guard let line = pango_layout_iter_get_line_readonly(iterator) else { continue }
-      let lineIndex = finder.index(of: line)
-      guard lineIndex >= 0 else { continue }
-      if lineIndex >= shownCount { break }
-      // The position at a line's end has no run.
-      guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
+      let position = finder.position(of: iterator, shownCount: shownCount)
+      if case .end = position { break }
+      guard case .run(let lineIndex, let run) = position else { continue }
       guard let item = run.pointee.item, let glyphs = run.pointee.glyphs, let infos = glyphs.pointee.glyphs,
         let logClusters = glyphs.pointee.log_clusters, glyphs.pointee.num_glyphs > 0
       else { return false }
@@ -420,12 +437,9 @@ extension TextLayout {
   ) {
     var finder = LineFinder(walk: walk)
     repeat {
-      guard let line = pango_layout_iter_get_line_readonly(iterator) else { continue }
-      let lineIndex = finder.index(of: line)
-      guard lineIndex >= 0 else { continue }
-      if lineIndex >= shownCount { break }
-      // The position at a line's end has no run.
-      guard let run = pango_layout_iter_get_run_readonly(iterator) else { continue }
+      let position = finder.position(of: iterator, shownCount: shownCount)
+      if case .end = position { break }
+      guard case .run(let lineIndex, let run) = position else { continue }
       let index = Int(pango_layout_iter_get_index(iterator))
       let length = Self.sequenceLength(UInt8(bitPattern: text[index]))
       var ink = PangoRectangle()
