@@ -114,15 +114,22 @@ extension PieceBuilder {
     // The last line took the rest, cut included: it must hide the cut in its elided text, far
     // from the kept part, at the paragraph's own level, and Pango must stop after it.
     guard left < lastHeight else { return false }
-    var runs = lastLine.pointee.runs
+    return Self.ellipsisHidesCut(lastLine, cut: end - start)
+  }
+
+  /// True when `line`'s ellipsis ends exactly at `cut` (bytes from its layout's text start), at
+  /// least `elidedMargin` bytes after the ellipsis starts, at the line's own level: the cut text is
+  /// hidden in the elided part, far from what the line shows, so the line is that of the uncut text.
+  static func ellipsisHidesCut(_ line: UnsafeMutablePointer<PangoLayoutLine>, cut: Int) -> Bool {
+    var runs = line.pointee.runs
     while let run = runs {
       runs = run.pointee.next
       guard let item = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.item,
         item.pointee.analysis.flags & UInt8(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
       else { continue }
-      let level: UInt8 = lastLine.pointee.resolved_dir == PANGO_DIRECTION_RTL.rawValue ? 1 : 0
-      return Int(item.pointee.offset) + Int(item.pointee.length) == end - start
-        && Int(item.pointee.offset) + Self.elidedMargin <= end - start && item.pointee.analysis.level == level
+      let level: UInt8 = line.pointee.resolved_dir == PANGO_DIRECTION_RTL.rawValue ? 1 : 0
+      return Int(item.pointee.offset) + Int(item.pointee.length) == cut
+        && Int(item.pointee.offset) + Self.elidedMargin <= cut && item.pointee.analysis.level == level
     }
     return false
   }

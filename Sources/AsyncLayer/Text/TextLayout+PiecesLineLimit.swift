@@ -60,16 +60,6 @@ extension PieceBuilder {
     guard pango_layout_get_line_count(raw) == 1, let line = pango_layout_get_line_readonly(raw, 0) else {
       return false
     }
-    var runs = line.pointee.runs
-    while let run = runs {
-      runs = run.pointee.next
-      guard let item = run.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self).pointee.item,
-        item.pointee.analysis.flags & UInt8(PANGO_ANALYSIS_FLAG_IS_ELLIPSIS) != 0
-      else { continue }
-      let level: UInt8 = line.pointee.resolved_dir == PANGO_DIRECTION_RTL.rawValue ? 1 : 0
-      return Int(item.pointee.offset) + Int(item.pointee.length) == cut
-        && Int(item.pointee.offset) + Self.elidedMargin <= cut && item.pointee.analysis.level == level
-    }
-    return false
+    return Self.ellipsisHidesCut(line, cut: cut)
   }
 }
