@@ -110,7 +110,7 @@ extension TextLayout {
       // A negative height is Pango's limit of lines per paragraph (`TextLayout+PiecesLineLimit.swift`),
       // a positive one the height an ellipsis at the end fits (`TextLayout+EllipsisTail.swift`).
       let height = pango_layout_get_height(raw)
-      if height < 0 { builder.lineLimit = Int(-height) } else { builder.remaining = [] }
+      if height < 0 { builder.lineLimit = Int(-Int64(height)) } else { builder.remaining = [] }
     }
     var finished = false
     defer { if !finished { for piece in builder.pieces { g_object_unref(UnsafeMutableRawPointer(piece.raw)) } } }
