@@ -60,12 +60,18 @@ run: release
 	$(SWIFT) run $(SWIFT_FLAGS) -c release layerbench samples --out-dir $(OUT)
 	$(SWIFT) run $(SWIFT_FLAGS) -c release layerbench samples --scripts --out-dir $(OUT)/scripts
 
+# Each test run has a time limit (scripts/run-with-deadline.sh): a test that hangs fails the run and is
+# named, instead of holding CI until its own limit. The runs take 1-3 minutes here (10 under TSan).
+TEST_RUN_LIMIT ?= 1200
 test: deps
-	$(SWIFT) test $(SWIFT_FLAGS)
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	scripts/run-with-deadline.sh $(TEST_RUN_LIMIT) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # The same suite under Thread Sanitizer (CI runs it after `make test`).
 test-tsan: deps
-	$(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	scripts/run-with-deadline.sh $$(( 2 * $(TEST_RUN_LIMIT) )) \
+	  $(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --skip-build
 
 # `layerbench batch` as a 4-task Slurm job array on a single-node Slurm started for the test (Debian's
 # slurm-wlm and munge, installed when missing); the merged result must equal a single-process run. CI runs it.
@@ -87,8 +93,8 @@ serve: deps
 test-server: deps
 	$(call apt_install,$(SERVER_TEST_PACKAGES))
 	cd Server && $(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	cd Server && $(SWIFT) test $(SWIFT_FLAGS) --skip-build
-	Server/scripts/live-test.sh Server/.build/debug/asynclayer-server
+	cd Server && ../scripts/run-with-deadline.sh 600 $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	timeout --kill-after=20 600 Server/scripts/live-test.sh Server/.build/debug/asynclayer-server
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \

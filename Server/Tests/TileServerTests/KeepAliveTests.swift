@@ -25,21 +25,22 @@ import TileServer
       await gate.waitUntilHeld()
       defer { gate.open() }
       try await connection.send(get: "/tile.png?text=three&timeout=60000")
-      while setup.pool.pendingCount < 2 { await Task.yield() }
+      // Behind the gate the draw stays queued until the hang-up: two pending holds until then.
+      try await eventually("the third draw queued behind the gate") { setup.pool.pendingCount == 2 }
       connection.hangUp()
       // The draw leaves its queue at once (only the gate's item is left), before the gate opens.
-      while setup.pool.pendingCount > 1 { await Task.yield() }
+      try await eventually("the hung-up draw off its queue") { setup.pool.pendingCount == 1 }
       // The pool counts the cancelled run just after its pending count drops, and the route counts
       // the hang-up (a 499 nobody reads) once the handler returns.
       let expected = [
         #"asynclayer_draws_cancelled_total{stage="queued"} 1"#, "asynclayer_client_hangups_total 1",
         "asynclayer_draws_completed_total 2",
       ]
-      var metrics = setup.metrics.text
-      for _ in 0..<100_000 where !expected.allSatisfy({ metrics.contains($0) }) {
-        await Task.yield()
-        metrics = setup.metrics.text
+      try await eventually("the metrics counting the hang-up") {
+        let metrics = setup.metrics.text
+        return expected.allSatisfy { metrics.contains($0) }
       }
+      let metrics = setup.metrics.text
       for line in expected { #expect(metrics.contains(line), "\(line) missing in:\n\(metrics)") }
     }
   }
@@ -56,12 +57,8 @@ import TileServer
       try await connection.send(raw: Array((head + #"{"text": ""# + String(repeating: "a", count: 1000)).utf8))
       connection.hangUp()
       let expected = #"asynclayer_http_requests_total{route="/tile.png",method="POST",status="499"} 1"#
-      var metrics = setup.metrics.text
-      for _ in 0..<100_000 where !metrics.contains(expected) {
-        await Task.yield()
-        metrics = setup.metrics.text
-      }
-      #expect(metrics.contains(expected), "\(metrics)")
+      try await eventually("a 499 in the metrics") { setup.metrics.text.contains(expected) }
+      let metrics = setup.metrics.text
       #expect(metrics.contains("asynclayer_client_hangups_total 1"), "\(metrics)")
       #expect(!metrics.contains(#"status="500""#), "\(metrics)")
     }

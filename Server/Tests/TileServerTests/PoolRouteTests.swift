@@ -36,7 +36,9 @@ import TileServer
       // The deadline (0.5 s) is long enough for the draw to be queued first, so that it is the
       // queued draw the deadline takes off; the test waits for that, not for a time.
       let request = Task { try await client.execute(uri: "/tile.png?text=late&timeout=500", method: .get) }
-      while setup.pool.pendingCount < 2 { await Task.yield() }
+      // `enqueued` only grows: a poll cannot miss it, as it could miss the half second in which
+      // `pendingCount` is 2 (a hang in CI on 2026-11-26, with the machine busy elsewhere).
+      try await eventually("the draw queued behind the gate") { setup.pool.statistics[0].enqueued == 2 }
       let response = try await request.value
       #expect(response.status == .gatewayTimeout)
       #expect(response.errorBody.error.contains("deadline"))
@@ -46,7 +48,7 @@ import TileServer
       // cancelled run just after, on the thread that cancelled it: wait for the count, then read
       // the metrics as a client does.
       let cancelled = #"asynclayer_draws_cancelled_total{stage="queued"} 1"#
-      for _ in 0..<100_000 where !setup.metrics.text.contains(cancelled) { await Task.yield() }
+      try await eventually("the queued cancel in the metrics") { setup.metrics.text.contains(cancelled) }
       let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
       #expect(metrics.contains(cancelled), "\(metrics)")
       #expect(metrics.contains("asynclayer_deadline_exceeded_total 1"))
@@ -64,7 +66,7 @@ import TileServer
     try await setup.test { client in
       async let response = client.execute(uri: "/tile.png?text=late&timeout=1", method: .get)
       // The request's draw is queued behind the gate (two pending) before the gate opens.
-      while setup.pool.pendingCount < 2 { await Task.yield() }
+      try await eventually("the draw queued behind the gate") { setup.pool.pendingCount == 2 }
       gate.open()
       #expect(try await response.status == .gatewayTimeout)
       let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
