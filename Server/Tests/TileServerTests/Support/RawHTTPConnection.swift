@@ -25,6 +25,11 @@ final class RawHTTPConnection: Sendable {
   init(port: Int) throws {
     socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+    // A bound against a bug (a reply that never comes), not a wait: `recv` and `send` fail after 60 s.
+    var bound = timeval(tv_sec: 60, tv_usec: 0)
+    for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+      _ = setsockopt(socket, SOL_SOCKET, option, &bound, socklen_t(MemoryLayout<timeval>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
