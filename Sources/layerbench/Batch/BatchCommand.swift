@@ -69,7 +69,7 @@ struct BatchRunCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write the tiles (files or tar) and the manifest on a thread of their own: auto (when --workers leaves a core free), on or off.",
+      "Write the tiles and the manifest on a thread of their own: auto (files: when --workers leaves a core free; tar files: off), on or off.",
       valueName: "auto|on|off"))
   var writeThread: WriteThreadOption = .auto
 
@@ -199,10 +199,13 @@ struct BatchRunCommand: ParsableCommand {
       input: input ?? file ?? "", outDir: outDir,
       parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
-    // With tar files the writer thread takes the checksums and the commit step (tar and manifest
-    // writes): `perf record` of 5,000 one-worker tiles (2026-11-26) put SHA-256 at ~6 µs, copying
-    // and writing the tar ~6 µs and the commit step a few µs more of a ~250 µs tile.
-    configuration.writeThread = writeThread.isUsed(workers: workers)
+    // With tar files a writer thread would take the checksums and the commit step (`perf record`
+    // of 5,000 one-worker tiles: SHA-256 ~6 µs, copying and writing the tar ~6 µs, of a ~250 µs
+    // tile), but at 1 worker on this 2-core machine under load it gave the same rate (median 0.976
+    // of the workers' own commits) for ~13% more CPU (bench/results/webdataset-writer-ab-2026-11-26-1555.txt):
+    // only `--write-thread on` asks for it.
+    configuration.writeThread =
+      output == .files ? writeThread.isUsed(workers: workers) : writeThread == .on
     configuration.output = output
     configuration.tilesPerTar = tilesPerTar ?? 1000
     configuration.encoder = TileImageEncoder(
