@@ -73,5 +73,9 @@ compare jsonl-boxes-labels --input "$WORK/lines.jsonl" --boxes --labels gt.txt
 compare jsonl-webdataset --input "$WORK/lines.jsonl" --boxes --labels gt.txt --output webdataset --tiles-per-tar 7
 compare plain-boxes --file "$WORK/plain.txt" --boxes --labels gt.txt --fit-width
 compare plain-webdataset --file "$WORK/plain.txt" --boxes --output webdataset
+# One worker and a writer thread, which then checksums and commits the tar files' tiles (the last
+# --workers given wins).
+compare jsonl-webdataset-writer --input "$WORK/lines.jsonl" --boxes --labels gt.txt --output webdataset \
+  --tiles-per-tar 7 --workers 1 --write-thread on
 compare markup --file "$WORK/plain.txt" --format markup --boxes
 exit $status

@@ -7,9 +7,10 @@
 #
 # Columns: throughput --png fast (tiles/s), batch --output webdataset, batch with one PNG per file
 # (today's output, for reference). Ratios are per round (the sides of a round ran back to back), then
-# their median and range. Two measures: the rates the commands print (throughput's clock starts after
-# start-up and a warm-up tile per worker; batch's at the start of its run, start-up and first tiles
-# included), and whole commands (TILES / the process's wall time, start-up included on both sides).
+# their median and range. Two measures: the rates the commands print, taken alike (throughput's clock
+# starts after a warm-up tile per worker, which loads the fonts; batch's rate is the one it prints
+# "after each worker's first tile", from the moment every worker has finished one), and whole
+# commands (TILES / the process's wall time, start-up and first tiles included on both sides).
 # Both sides render TILES tiles (throughput --tiles is per worker: TILES / WORKERS each). The load average is printed before and after: other processes on the
 # machine move wall-clock rates (bench/callgrind.sh gives load-independent instruction counts).
 # Output goes to OUT_ROOT (default: $TMPDIR or /tmp, a real file system: the per-file cost is the
@@ -43,12 +44,11 @@ throughput() {
 # Each batch run writes into a directory of its own (see bench/issue28.sh: deleting a run's files just
 # before the next run's are created slows that run's file creation); all are removed at the end.
 batch() {
-  local out
   local out start rate
   out=$(mktemp -d "$WORK/out.XXXXXX")
   start=$(now)
   rate=$("$LB" batch --input "$WORK/lines.jsonl" --out-dir "$out" --workers "$WORKERS" --progress-interval 0 --no-resume \
-    "${TILE[@]}" "$@" 2>&1 | grep -oE 'failed, [0-9]+ tiles/s' | grep -oE '[0-9]+ tiles/s' | awk '{ print $1 }')
+    "${TILE[@]}" "$@" 2>&1 | grep -oE '[0-9]+ tiles/s after' | awk '{ print $1 }')
   echo "$rate $(whole "$start" "$(now)")"
   echo "$out" > "$WORK/last"
 }
@@ -74,7 +74,7 @@ summary() { local values; mapfile -t values < <(ratios "$1" "$2"); printf '%s (r
 printf '%-6s %12s %12s %12s   %32s %10s %5s\n' median "$(median "${T[@]}")" "$(median "${W[@]}")" "$(median "${F[@]}")" \
   "$(median "${TW[@]}")" "$(median "${WW[@]}")" "$(median "${FW[@]}")"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "webdataset / throughput --png fast: $(summary W T)   (goal >= 1.00; the rates the commands print)"
+echo "webdataset / throughput --png fast: $(summary W T)   (goal >= 1.00; rates after each worker's first tile)"
 echo "files / throughput --png fast:      $(summary F T)"
 echo "whole commands, webdataset / throughput: $(summary WW TW)"
 echo "whole commands, files / throughput:      $(summary FW TW)"

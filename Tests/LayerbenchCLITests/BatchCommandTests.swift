@@ -121,6 +121,23 @@ struct BatchCommandTests {
     }
   }
 
+  @Test(
+    "the summary gives the rate after each worker's first tile (throughput's convention) only when every worker had one"
+  )
+  func steadyRate() throws {
+    try CLI.withTemporaryDirectory { dir in
+      try CLI.jsonl(6).write(to: dir.appendingPathComponent("six.jsonl"), atomically: true, encoding: .utf8)
+      try CLI.jsonl(1).write(to: dir.appendingPathComponent("one.jsonl"), atomically: true, encoding: .utf8)
+      let steady = "tiles/s after each worker's first tile"
+      // One worker: its first line is certainly its own (with two, one might take every line).
+      let six = try CLI.run(["batch", "--input", "six.jsonl", "--out-dir", "six", "--workers", "1"], in: dir)
+      #expect(six.status == 0 && six.stderr.contains("6 rendered") && six.stderr.contains(steady), "\(six)")
+      // One line for two workers: one never has a first tile, so there is no steady clock to report.
+      let one = try CLI.run(["batch", "--input", "one.jsonl", "--out-dir", "one", "--workers", "2"], in: dir)
+      #expect(one.status == 0 && one.stderr.contains("1 rendered") && !one.stderr.contains(steady), "\(one)")
+    }
+  }
+
   @Test("killed with SIGKILL twice mid-way, re-run: the same manifest and PNGs as one uninterrupted run")
   func resumeAfterKill() throws {
     try CLI.withTemporaryDirectory { dir in

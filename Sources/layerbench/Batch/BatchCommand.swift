@@ -69,7 +69,7 @@ struct BatchRunCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write PNGs and the manifest on a thread of their own: auto (when --workers leaves a core free), on or off.",
+      "Write the tiles and the manifest on a thread of their own: auto (files: when --workers leaves a core free; tar files: off), on or off.",
       valueName: "auto|on|off"))
   var writeThread: WriteThreadOption = .auto
 
@@ -199,9 +199,13 @@ struct BatchRunCommand: ParsableCommand {
       input: input ?? file ?? "", outDir: outDir,
       parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
       workers: workers, window: window ?? 4 * workers, shard: resolved)
-    // Tar files are written by the commit step, in input order, in 1 MiB writes: nothing for a
-    // writer thread to take over.
-    configuration.writeThread = output == .files && writeThread.isUsed(workers: workers)
+    // With tar files a writer thread would take the checksums and the commit step (`perf record`
+    // of 5,000 one-worker tiles: SHA-256 ~6 µs, copying and writing the tar ~6 µs, of a ~250 µs
+    // tile), but at 1 worker on this 2-core machine under load it gave the same rate (median 0.976
+    // of the workers' own commits) for ~13% more CPU (bench/results/webdataset-writer-ab-2026-11-26-1555.txt):
+    // only `--write-thread on` asks for it.
+    configuration.writeThread =
+      output == .files ? writeThread.isUsed(workers: workers) : writeThread == .on
     configuration.output = output
     configuration.tilesPerTar = tilesPerTar ?? 1000
     configuration.encoder = TileImageEncoder(
@@ -247,9 +251,15 @@ enum BatchRunner {
     }
     let rate = Double(summary.rendered + summary.reused) / max(summary.seconds, 1e-9)
     let shard = configuration.shard.map { " (shard \($0))" } ?? ""
+    // The rate once every worker had finished its first tile (which loads the fonts): what
+    // `layerbench throughput`, which starts its clock after a warm-up tile, would print.
+    var steady = ""
+    if let tiles = summary.steadyTiles, let seconds = summary.steadySeconds, tiles > 0, seconds > 0 {
+      steady = " (\(String(format: "%.0f", Double(tiles) / seconds)) tiles/s after each worker's first tile)"
+    }
     let line =
       "batch\(shard): \(summary.records) tiles (\(summary.rendered) rendered, \(summary.reused) kept from the last run), "
-      + "\(summary.failures) failed, \(String(format: "%.0f", rate)) tiles/s, "
+      + "\(summary.failures) failed, \(String(format: "%.0f", rate)) tiles/s\(steady), "
       + "\(String(format: "%.1f", Double(summary.bytesWritten) / 1e6)) MB written in \(String(format: "%.1f", summary.seconds)) s; "
       + "manifest \(summary.manifestPath)\n"
     FileHandle.standardError.write(Data(line.utf8))

@@ -14,4 +14,13 @@ final class BatchCounters: Sendable {
   let interrupted = Atomic<Bool>(false)
   /// Set when the failures reached `--max-failures` (or `--fail-fast`'s one).
   let stoppedByFailures = Atomic<Bool>(false)
+  /// Tiles the workers have rendered (or kept) so far, counted as each leaves `process`.
+  let tilesProcessed = Atomic<Int>(0)
+  /// Workers that have finished their first line: the one that makes it `workers` starts the steady clock.
+  let warmWorkers = Atomic<Int>(0)
+  /// When every worker had finished its first line (uptime nanoseconds; 0 until then), and
+  /// `tilesProcessed` at that moment: the steady rate leaves out what came before, as `layerbench
+  /// throughput` leaves out its warm-up tiles (font loading, ~30 ms for the first tile of a thread).
+  let steadyStart = Atomic<UInt64>(0)
+  let tilesBeforeSteady = Atomic<Int>(0)
 }

@@ -3,7 +3,8 @@ import DequeModule
 import Foundation
 
 /// The writer thread (`--write-thread`): the workers hand it encoded tiles, which it writes, checksums
-/// and commits, in the order they were encoded.
+/// and commits, in the order they were encoded. With `--output webdataset` it checksums them and
+/// commits them, the commit step placing them in the tar file.
 extension BatchEngine {
   /// A rendered, encoded tile the writer thread has still to write.
   struct Encoded: Sendable {
@@ -56,7 +57,10 @@ extension BatchEngine {
         queue.isSleeping = true
         return (nil, true)
       }
-      if let tile = next.tile {
+      if let tile = next.tile, configuration.output == .webdataset {
+        let (record, payload) = member(tile)
+        finish(record, payload: payload, reused: false, sequence: tile.sequence)
+      } else if let tile = next.tile {
         finish(written(tile, as: writer, in: directory), reused: false, sequence: tile.sequence)
       } else if next.sleeps {
         writerWake.wait()

@@ -10,7 +10,9 @@ import Synchronization
 /// file, then rename), and hands the record to the commit step, which appends records to the
 /// manifest in input order and frees their slots. With `writeThread`, the worker hands the encoded
 /// PNG to one writer thread instead, which writes it, checksums it and commits its record: a core
-/// the workers leave free then takes the file system's share (about a fifth of a tile's CPU).
+/// the workers leave free then takes the file system's share (about a fifth of a tile's CPU). With
+/// `--output webdataset` the writer thread (or else the worker) checksums the tile and commits it,
+/// and the commit step appends it to the tar file.
 /// Memory is bounded by the window: at most `window` input lines, records and encoded PNGs, and
 /// `workers` images at once.
 ///
@@ -51,7 +53,8 @@ final class BatchEngine: Sendable {
   private enum Outcome {
     case finished(ManifestRecord, reused: Bool)
     case encoded(Encoded)
-    /// A tile for a tar file (`--output webdataset`), its record complete but for its place there.
+    /// A kept tile for a tar file (`--output webdataset`, resume), its record complete but for its
+    /// place there. (Rendered tiles for tar files are `encoded`: see `member(_:)`.)
     case member(ManifestRecord, TarShardWriter.Payload, reused: Bool)
   }
 
@@ -161,7 +164,14 @@ final class BatchEngine: Sendable {
     summary.reused = counters.reused.load(ordering: .relaxed)
     summary.failures = counters.failures.load(ordering: .relaxed)
     summary.bytesWritten = counters.bytesWritten.load(ordering: .relaxed)
-    summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let end = DispatchTime.now().uptimeNanoseconds
+    summary.seconds = Double(end - start) / 1e9
+    let steadyStart = counters.steadyStart.load(ordering: .relaxed)
+    if steadyStart > 0 {
+      summary.steadyTiles =
+        counters.tilesProcessed.load(ordering: .relaxed) - counters.tilesBeforeSteady.load(ordering: .relaxed)
+      summary.steadySeconds = Double(end - steadyStart) / 1e9
+    }
     summary.interrupted = counters.interrupted.load(ordering: .relaxed)
     summary.stoppedByFailure = counters.stoppedByFailures.load(ordering: .relaxed)
     summary.manifestPath = manifestPath
@@ -242,6 +252,7 @@ final class BatchEngine: Sendable {
   }
 
   private func work(worker: Int, directory: OutputDirectory) {
+    var isFirst = true
     while true {
       // A slot first: a worker never holds a line the window has no room for.
       windowSlots.wait()
@@ -249,17 +260,34 @@ final class BatchEngine: Sendable {
         windowSlots.signal()
         return
       }
-      switch process(job, directory: directory) {
+      let outcome = process(job, directory: directory)
+      countProcessed(outcome, isFirst: isFirst)
+      isFirst = false
+      switch outcome {
       case .finished(let record, let reused):
         finish(record, reused: reused, sequence: job.sequence)
       case .encoded(let encoded) where configuration.writeThread:
         enqueueForWriting(encoded)
+      case .encoded(let encoded) where configuration.output == .webdataset:
+        let (record, payload) = member(encoded)
+        finish(record, payload: payload, reused: false, sequence: encoded.sequence)
       case .encoded(let encoded):
         finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
       case .member(let record, let payload, let reused):
         finish(record, payload: payload, reused: reused, sequence: job.sequence)
       }
     }
+  }
+
+  /// Counts a tile for the steady rate, and starts its clock once every worker has finished a line.
+  private func countProcessed(_ outcome: Outcome, isFirst: Bool) {
+    switch outcome {
+    case .finished(let record, _) where record.error != nil: break
+    default: counters.tilesProcessed.add(1, ordering: .relaxed)
+    }
+    guard isFirst, counters.warmWorkers.add(1, ordering: .relaxed).newValue == configuration.workers else { return }
+    counters.tilesBeforeSteady.store(counters.tilesProcessed.load(ordering: .relaxed), ordering: .relaxed)
+    counters.steadyStart.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
   }
 
   /// Parses, renders and encodes a job; or reuses the previous run's tile, or records its error.
@@ -314,24 +342,8 @@ final class BatchEngine: Sendable {
           boxes: boxes)
       }
       let png = try configuration.encoder.encode(rendered.image)
-      if toTar {
-        // The checksums here, on the worker: the commit step only places the members.
-        let payload = TarShardWriter.Payload(image: png, sidecar: record.sidecar)
-        if let sidecar = record.sidecar {
-          record.boxesBytes = sidecar.count
-          record.boxesSha256 = SHA256.hex(sidecar)
-          record.sidecar = nil
-        }
-        record.file = file
-        record.width = rendered.image.pixelWidth
-        record.height = rendered.image.pixelHeight
-        record.lines = rendered.lineCount
-        record.unknownGlyphs = rendered.unknownGlyphCount
-        record.bytes = png.count
-        record.sha256 = SHA256.hex(png)
-        record.ms = Self.milliseconds(DispatchTime.now().uptimeNanoseconds - start)
-        return .member(record, payload, reused: false)
-      }
+      // For tar files too: the checksums and the commit step then run on the writer thread when
+      // there is one (`member`), else on this worker.
       return .encoded(
         Encoded(
           sequence: job.sequence, record: record, file: file, png: png, width: rendered.image.pixelWidth,
@@ -372,6 +384,28 @@ final class BatchEngine: Sendable {
     }
     record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
     return record
+  }
+
+  /// An encoded tile's finished record and its members for the tar writer (`--output webdataset`):
+  /// the checksums are taken here, so the commit step only places the members.
+  func member(_ encoded: Encoded) -> (ManifestRecord, TarShardWriter.Payload) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    var record = encoded.record
+    let payload = TarShardWriter.Payload(image: encoded.png, sidecar: record.sidecar)
+    if let sidecar = record.sidecar {
+      record.boxesBytes = sidecar.count
+      record.boxesSha256 = SHA256.hex(sidecar)
+      record.sidecar = nil
+    }
+    record.file = encoded.file
+    record.width = encoded.width
+    record.height = encoded.height
+    record.lines = encoded.lines
+    record.unknownGlyphs = encoded.unknownGlyphs
+    record.bytes = encoded.png.count
+    record.sha256 = SHA256.hex(encoded.png)
+    record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
+    return (record, payload)
   }
 
   private static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e3).rounded() / 1e3 }

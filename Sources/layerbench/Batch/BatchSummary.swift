@@ -6,6 +6,11 @@ struct BatchSummary: Sendable {
   var failures = 0
   var bytesWritten = 0
   var seconds = 0.0
+  /// The tiles and seconds after every worker had finished its first line (nil when some worker
+  /// never had one): the rate `layerbench throughput` would print, which starts its clock after a
+  /// warm-up tile per worker. `seconds` and the main rate include that start.
+  var steadyTiles: Int?
+  var steadySeconds: Double?
   var interrupted = false
   var stoppedByFailure = false
   var manifestPath = ""

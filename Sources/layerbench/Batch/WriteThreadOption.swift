@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 
-/// Whether a batch writes its PNGs and manifest on a thread of its own (`--write-thread`).
+/// Whether a batch writes its tiles (files, or with `--output webdataset` tar files) and manifest on a
+/// thread of its own (`--write-thread`).
 ///
-/// Writing a tile (temporary file, rename, checksum, manifest line) is about a fifth of its CPU.
+/// Writing a tile (temporary file, rename, checksum, manifest line) is about a fifth of its CPU; into a
+/// tar file (checksum, copy, the commit step) about a twentieth, too little to pay for the hand-off:
+/// for tar files `auto` is off (`BatchRunCommand.run`), and `on` still gives them a writer thread.
 /// When the workers leave a core free, a writer thread moves that share off them, so that one
 /// worker renders as fast as `layerbench throughput` does; when they use every core, it would only
 /// add a hand-off per tile, so each worker writes its own.
