@@ -303,15 +303,14 @@ final class BatchEngine: Sendable {
       }
       spec.tile.collectsText = true
       spec.tile.collectsBoxes = configuration.boxes
+      spec.tile.collectsBoxValues = true
       spec.tile.fitsWidth = configuration.fitsWidth
       record.layout = LayoutRecord(spec.tile)
       let rendered = try spec.tile.render()
       record.text = rendered.text
-      if let boxes = rendered.boxes {
+      if let sidecar = BatchBoxes.json(id: spec.id, rendered: rendered) {
         record.boxes = spec.id + ".json"
-        record.sidecar = BatchBoxes.json(
-          id: spec.id, width: rendered.image.pixelWidth, height: rendered.image.pixelHeight, text: rendered.text ?? "",
-          boxes: boxes)
+        record.sidecar = sidecar
       }
       let png = try configuration.encoder.encode(rendered.image)
       if toTar {
