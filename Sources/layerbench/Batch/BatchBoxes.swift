@@ -93,9 +93,8 @@ enum BatchBoxes {
   /// tile's: `TextTile.collectsBoxValues`): each box's text is written from `text`'s bytes, as
   /// `TextLayout` slices it for a `TextBox`, without a `String` per box.
   static func json(id: String, width: Int, height: Int, text: String, values: TextBoxValues) -> Data {
-    let offsets = CodePointOffsets(text)
     var capacity = documentCapacity(id: id, text: text)
-    let byteCount = offsets.byteCount
+    let byteCount = text.utf8.count
     func addCapacity(of list: [TextBoxValues.Box]) {
       list.withUnsafeBufferPointer { list in
         for position in list.indices {
@@ -111,6 +110,7 @@ enum BatchBoxes {
     addCapacity(of: values.lines)
     var bytes = text
     return bytes.withUTF8 { utf8 in
+      let offsets = CodePointOffsets(utf8: utf8)
       func list(_ items: [TextBoxValues.Box], into out: inout BoxesJSONWriter) {
         items.withUnsafeBufferPointer { items in
           for position in items.indices {
@@ -198,19 +198,22 @@ enum BatchBoxes {
     var scalarIndex: [Int] = []
 
     init(_ text: String) {
-      byteCount = text.utf8.count
-      isASCII = text.utf8.allSatisfy { $0 < 0x80 }
+      var text = text
+      self = text.withUTF8 { Self(utf8: $0) }
+    }
+
+    /// From the text's bytes: a code point starts at each byte that is not a continuation byte.
+    init(utf8: UnsafeBufferPointer<UInt8>) {
+      byteCount = utf8.count
+      isASCII = utf8.allSatisfy { $0 < 0x80 }
       if !isASCII {
         scalarIndex = [Int](repeating: 0, count: byteCount + 1)
-        var bytes = 0
-        var scalars = 0
-        for scalar in text.unicodeScalars {
-          let length = scalar.utf8.count
-          for offset in 0..<length { scalarIndex[bytes + offset] = scalars }
-          bytes += length
-          scalars += 1
+        var scalars = -1
+        for offset in 0..<byteCount {
+          if utf8[offset] & 0xC0 != 0x80 { scalars += 1 }
+          scalarIndex[offset] = scalars
         }
-        scalarIndex[bytes] = scalars
+        scalarIndex[byteCount] = scalars + 1
       }
     }
 

@@ -316,9 +316,11 @@ final class BatchEngine: Sendable {
       if toTar {
         // The checksums here, on the worker: the commit step only places the members.
         let payload = TarShardWriter.Payload(image: png, sidecar: record.sidecar)
+        // The PNG hashed alongside the sidecar (SHA256.hex(_:alongside:)): nearly free beside it.
+        let hashes = record.sidecar.map { SHA256.hex(png, alongside: $0) }
         if let sidecar = record.sidecar {
           record.boxesBytes = sidecar.count
-          record.boxesSha256 = SHA256.hex(sidecar)
+          record.boxesSha256 = hashes?.1
           record.sidecar = nil
         }
         record.file = file
@@ -327,7 +329,7 @@ final class BatchEngine: Sendable {
         record.lines = rendered.lineCount
         record.unknownGlyphs = rendered.unknownGlyphCount
         record.bytes = png.count
-        record.sha256 = SHA256.hex(png)
+        record.sha256 = hashes?.0 ?? SHA256.hex(png)
         record.ms = Self.milliseconds(DispatchTime.now().uptimeNanoseconds - start)
         return .member(record, payload, reused: false)
       }
@@ -350,12 +352,13 @@ final class BatchEngine: Sendable {
   func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
+    let hashes = record.sidecar.map { SHA256.hex(encoded.png, alongside: $0) }
     do {
       if let sidecar = record.sidecar, let name = record.boxes {
         // Before the PNG: a tile whose PNG is in place has its boxes too.
         try directory.writeAtomically(sidecar, named: name, worker: writer)
         record.boxesBytes = sidecar.count
-        record.boxesSha256 = SHA256.hex(sidecar)
+        record.boxesSha256 = hashes?.1
         record.sidecar = nil
       }
       try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
@@ -365,7 +368,7 @@ final class BatchEngine: Sendable {
       record.lines = encoded.lines
       record.unknownGlyphs = encoded.unknownGlyphs
       record.bytes = encoded.png.count
-      record.sha256 = SHA256.hex(encoded.png)
+      record.sha256 = hashes?.0 ?? SHA256.hex(encoded.png)
     } catch {
       record.error = "\(error)"
     }
