@@ -351,32 +351,18 @@ struct BoxesJSONWriter {
     if scaled < 0, hundredths != 0 { byte(UInt8(ascii: "-")) }
     let units = hundredths / 100
     let fraction = Int(hundredths &- units &* 100)
-    let pairs = Self.pairs.utf8Start
-    // Below 10,000 (every tile coordinate): the four digits from two table reads into one word,
-    // the leading zeros shifted out, stored at once; the digit count from comparisons, not
-    // branches (the counts vary from number to number: branches on them were mispredicted). Each
-    // store may write up to four bytes past the number's end: the next write covers them, and the
-    // buffer holds `maxNumberBytes` per number where at most eight are used.
-    if units < 10000 {
-      let high = Int(truncatingIfNeeded: units / 100)
-      let low = Int(truncatingIfNeeded: units) &- high &* 100
-      let digits =
-        UInt32(pairs[high &* 2]) | UInt32(pairs[high &* 2 &+ 1]) &<< 8 | UInt32(pairs[low &* 2]) &<< 16
-        | UInt32(pairs[low &* 2 &+ 1]) &<< 24
-      let length = 1 &+ (units >= 10 ? 1 : 0) &+ (units >= 100 ? 1 : 0) &+ (units >= 1000 ? 1 : 0)
-      // Little-endian: the first digit is the lowest byte.
-      UnsafeMutableRawPointer(base + count).storeBytes(
-        of: (digits &>> UInt32(8 &* (4 &- length))).littleEndian, as: UInt32.self)
-      count &+= length
-    } else {
-      unsigned(units)
+    unsigned(units)
+    if fraction != 0 {
+      let pairs = Self.pairs.utf8Start
+      base[count] = UInt8(ascii: ".")
+      base[count &+ 1] = pairs[fraction &* 2]
+      if pairs[fraction &* 2 &+ 1] != UInt8(ascii: "0") {
+        base[count &+ 2] = pairs[fraction &* 2 &+ 1]
+        count &+= 3
+      } else {
+        count &+= 2
+      }
     }
-    // ".d" or ".dd" (no trailing zero), or nothing for a whole number, stored the same way.
-    let tenths = pairs[fraction &* 2]
-    let hundredthsDigit = pairs[fraction &* 2 &+ 1]
-    let fractionBytes = UInt32(UInt8(ascii: ".")) | UInt32(tenths) &<< 8 | UInt32(hundredthsDigit) &<< 16
-    UnsafeMutableRawPointer(base + count).storeBytes(of: fractionBytes.littleEndian, as: UInt32.self)
-    count &+= fraction == 0 ? 0 : (hundredthsDigit == UInt8(ascii: "0") ? 2 : 3)
   }
 
   mutating func rect(_ rect: Rect) {
