@@ -46,4 +46,22 @@ struct SHA256Tests {
       SHA256.hex(Data("ab".utf8), followedBy: Data("c".utf8))
         == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
   }
+
+  @Test("two messages hashed side by side have their own digests, whatever their lengths", arguments: paths)
+  func sideBySide(hardware: Bool) {
+    let bytes = Data((0..<6700).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 11) })
+    let lengths = [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 191, 2389, 6621, 6700]
+    for a in lengths {
+      for b in lengths {
+        // Different bytes on each side (a swapped pair of states would show).
+        let first = bytes.prefix(a), second = Data(bytes.suffix(b).reversed())
+        let (hashA, hashB) = SHA256.hex(first, alongside: second, hardware: hardware)
+        #expect(hashA == SHA256.hex(first, hardware: hardware), "lengths \(a), \(b)")
+        #expect(hashB == SHA256.hex(second, hardware: hardware), "lengths \(a), \(b)")
+      }
+    }
+    let (abc, empty) = SHA256.hex(Data("abc".utf8), alongside: Data())
+    #expect(abc == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(empty == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+  }
 }

@@ -6,6 +6,9 @@ Run through bench/dataset-peers.sh. The same Latin lines as peers.py (its style:
 labelled, plain): tiles/s from batch's own summary, the median of the rounds' ratios labelled / plain
 and their range. Then instructions (callgrind, 1 worker): the marginal Ir per tile between --ir-tiles
 N1 and N2 lines, so start-up cancels out; instruction counts do not move with the machine's load.
+--parts perf: where the native time goes (callgrind cannot see SHA-NI, the kernel or cache misses):
+`perf record -e cpu-clock` over --perf-pairs interleaved plain/labelled runs of --tiles tiles at
+--workers' first count, each function's CPU time per tile summed over the pairs, labelled minus plain.
 Each timed run also reports its CPU time (user + system, from the kernel's accounting of the finished
 process): tiles per CPU-second, labelled / plain, moves much less than wall-clock rates when other work
 shares the cores (it still moves with shared caches and frequency), so both are given.
@@ -16,6 +19,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,6 +69,50 @@ def exclusive_ir(profile):
     return counts
 
 
+def perf_times(command, data):
+    """CPU nanoseconds by function (cpu-clock samples carry their period in ns) of one perf-recorded run."""
+    subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-o", data, "--"] + command,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    listing = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym",
+                              "-F", "period,sym", "-q"], capture_output=True, text=True, check=True).stdout
+    times = {}
+    for line in listing.splitlines():
+        match = re.match(r"\s*(\d+)\s+\[(.)\]\s+(.*)", line)
+        if match:
+            name = ("[kernel] " if match.group(2) == "k" else "") + match.group(3).strip()
+            times[name] = times.get(name, 0) + int(match.group(1))
+    return times
+
+
+def perf_breakdown(args, many, say):
+    workers = int(args.workers.split(",")[0])
+    sums = {False: {}, True: {}}
+    for pair in range(args.perf_pairs):
+        for labelled in (False, True) if pair % 2 == 0 else (True, False):
+            name = "labelled" if labelled else "plain"
+            out = os.path.join(args.dir, f"perf-{name}")
+            shutil.rmtree(out, ignore_errors=True)
+            command = batch_command(args.layerbench, many, out, workers, labelled, shlex.split(args.batch_args))
+            for key, value in perf_times(command, os.path.join(args.dir, f"{name}.{pair}.perf")).items():
+                sums[labelled][key] = sums[labelled].get(key, 0) + value
+    scale = 1e3 * args.perf_pairs * args.tiles  # ns summed over the pairs -> us per tile
+    total = {labelled: sum(times.values()) / scale for labelled, times in sums.items()}
+    say(f"perf (cpu-clock, {args.perf_pairs} interleaved pairs of {args.tiles} tiles, {workers} worker(s), "
+        f"load {os.getloadavg()[0]:.2f}): plain {total[False]:.1f} us CPU per tile, labelled {total[True]:.1f}: "
+        f"{100 * total[False] / total[True]:.1f}% per CPU-second, +{total[True] - total[False]:.1f} us")
+    extra = {key: (sums[True].get(key, 0) - sums[False].get(key, 0)) / scale for key in set(sums[True]) | set(sums[False])}
+    largest = sorted(extra.items(), key=lambda item: -abs(item[1]))[:args.breakdown]
+    names = [key for key, _ in largest]
+    try:
+        names = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(names),
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    say(f"perf breakdown, us per tile, labelled minus plain (the {args.breakdown} largest by size):")
+    for (_, value), name in zip(largest, names):
+        say(f"  {value:+7.2f}  {name[:150]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--layerbench", default=os.path.join(peers.ROOT, ".build/release/layerbench"))
@@ -74,10 +122,11 @@ def main():
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--ir-tiles", default="200,1000", help="N1,N2 lines for the callgrind marginal")
     parser.add_argument("--dir", default="/dev/shm/dataset-peers")
-    parser.add_argument("--parts", default="timed,callgrind", help="timed, callgrind or both")
+    parser.add_argument("--parts", default="timed,callgrind", help="timed, callgrind, perf, comma-separated")
     parser.add_argument("--result")
     parser.add_argument("--breakdown", type=int, default=25,
                         help="functions listed in the callgrind breakdown (labelled minus plain, per tile)")
+    parser.add_argument("--perf-pairs", type=int, default=2, help="plain/labelled pairs under perf record")
     parser.add_argument("--batch-args", default="",
                         help="more batch options for both sides, e.g. '--output webdataset'")
     args = parser.parse_args()
@@ -130,6 +179,8 @@ def main():
             f"{100 * statistics.median(ratios):.1f}% (range {100 * min(ratios):.1f}-{100 * max(ratios):.1f}%); "
             f"per CPU-second {100 * statistics.median(cpu_ratios):.1f}% "
             f"(range {100 * min(cpu_ratios):.1f}-{100 * max(cpu_ratios):.1f}%)")
+    if "perf" in parts:
+        perf_breakdown(args, many, say)
     if "callgrind" not in parts:
         if args.result:
             with open(args.result, "a") as f:

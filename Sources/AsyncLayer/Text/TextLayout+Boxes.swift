@@ -15,7 +15,9 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("Hi 👋"), style: TextStyle(), width: 200)
   /// layout.clusterBoxes().map(\.text)  // ["H", "i", " ", "👋"]
   /// ```
-  public func clusterBoxes() -> [TextBox] { clusterBoxes(of: collectClusters().clusters, converting: nil) }
+  public func clusterBoxes() -> [TextBox] {
+    textBoxes(from: clusterValues(of: collectClusters().clusters, converting: nil))
+  }
 
   /// The words of the shown lines (Pango's word boundaries: letters and digits, without the
   /// spaces and punctuation around them), one box per word and line, in the text's order. Each box
@@ -27,7 +29,7 @@ extension TextLayout {
   /// ```
   public func wordBoxes() -> [TextBox] {
     let walk = collectClusters()
-    return words(of: walk.clusters, wordCount: walk.wordCount, converting: nil)
+    return textBoxes(from: words(of: walk.clusters, wordCount: walk.wordCount, converting: nil))
   }
 
   /// The shown lines as boxes: ``TextLine/frame`` and ``TextLine/inkFrame`` with the line's text.
@@ -36,32 +38,31 @@ extension TextLayout {
   /// let layout = try TextLayout(.plain("one two three"), style: TextStyle(), width: 40)
   /// layout.lineBoxes().map(\.text)  // ["one ", "two ", "three"]
   /// ```
-  public func lineBoxes() -> [TextBox] { lineBoxes(converting: nil) }
+  public func lineBoxes() -> [TextBox] { textBoxes(from: lineValues(converting: nil)) }
 
-  /// The line boxes, through `conversion` when there is one.
-  private func lineBoxes(converting conversion: TextBox.Conversion?) -> [TextBox] {
+  /// The line boxes as values, through `conversion` when there is one.
+  private func lineValues(converting conversion: TextBox.Conversion?) -> [TextBoxValues.Box] {
     lines.map { line in
       let range = line.utf8Offset..<(line.utf8Offset + line.utf8Length)
       let ink = line.inkFrame
       let inkFrame = ink.width > 0 && ink.height > 0 ? ink : nil
-      return TextBox(
-        text: slice(range), utf8Range: range, lineIndex: line.index,
-        frame: conversion.map { $0.apply(line.frame) } ?? line.frame,
-        inkFrame: conversion.map { conversion in inkFrame.map(conversion.apply) } ?? inkFrame)
+      return TextBoxValues.Box(
+        range: range, line: line.index, frame: conversion.map { $0.apply(line.frame) } ?? line.frame,
+        ink: conversion.map { conversion in inkFrame.map(conversion.apply) } ?? inkFrame, isEllipsis: false)
     }
   }
 
   /// ``clusterBoxes()`` found by Pango's character iterator alone, as they were before the glyph
   /// walk (tests compare the two walks).
   func clusterBoxesWalkingCharacters() -> [TextBox] {
-    clusterBoxes(of: collectClusters(walk: .characters).clusters, converting: nil)
+    textBoxes(from: clusterValues(of: collectClusters(walk: .characters).clusters, converting: nil))
   }
 
   /// ``clusterBoxes()`` found by the glyph walk alone, or nil where it would have handed a layout
   /// to the character walk (tests check that it did not).
   func clusterBoxesWalkingGlyphsOnly() -> [TextBox]? {
     let walk = collectClusters(walk: .glyphsOnly)
-    return walk.fellBack ? nil : clusterBoxes(of: walk.clusters, converting: nil)
+    return walk.fellBack ? nil : textBoxes(from: clusterValues(of: walk.clusters, converting: nil))
   }
 
   /// How `collectClusters` walks: glyph strings with the character iterator where they are not as
@@ -84,11 +85,31 @@ extension TextLayout {
   /// ``TextBoxes/converted(offset:scale:)``) as it is made: a tile's boxes without a second set of
   /// arrays to fill and free.
   func boxes(converting conversion: TextBox.Conversion?) -> TextBoxes {
-    let walk = collectClusters()
+    let values = boxValues(converting: conversion)
     return TextBoxes(
-      clusters: clusterBoxes(of: walk.clusters, converting: conversion),
+      clusters: textBoxes(from: values.clusters), words: textBoxes(from: values.words),
+      lines: textBoxes(from: values.lines))
+  }
+
+  /// ``boxes(converting:)`` as plain values, without their texts (`TextTile.collectsBoxValues`):
+  /// the same walk and numbers, no `TextBox` or `String` per box.
+  func boxValues(converting conversion: TextBox.Conversion?) -> TextBoxValues {
+    let walk = collectClusters()
+    return TextBoxValues(
+      clusters: clusterValues(of: walk.clusters, converting: conversion),
       words: words(of: walk.clusters, wordCount: walk.wordCount, converting: conversion),
-      lines: lineBoxes(converting: conversion))
+      lines: lineValues(converting: conversion))
+  }
+
+  /// The `TextBox`es of `values`, their texts read from the layout's text (once for all of them).
+  private func textBoxes(from values: [TextBoxValues.Box]) -> [TextBox] {
+    guard !values.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    let length = strlen(text)
+    return values.map { box in
+      TextBox(
+        text: box.isEllipsis ? "…" : Self.slice(box.range, of: text, length: length), utf8Range: box.range,
+        lineIndex: box.line, frame: box.frame, inkFrame: box.ink)
+    }
   }
 
   /// A cluster as the walk finds it: plain values, its text read only when its box is made (the
@@ -146,13 +167,6 @@ extension TextLayout {
     return indices
   }
 
-  /// The text of `range` (bytes of ``text``), decoded leniently: ranges come from Pango and lie on
-  /// character boundaries.
-  private func slice(_ range: Range<Int>) -> String {
-    guard let text = pango_layout_get_text(raw) else { return "" }
-    return Self.slice(range, of: text, length: strlen(text))
-  }
-
   /// Every ASCII character as a `String`: a Latin cluster's text is one of these, taken from here
   /// instead of decoded (and checked) byte by byte for each box.
   private static let asciiStrings: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
@@ -179,27 +193,20 @@ extension TextLayout {
     }
   }
 
-  /// The clusters' boxes, their texts read from the layout's text, through `conversion` when there
-  /// is one.
-  private func clusterBoxes(of clusters: [Cluster], converting conversion: TextBox.Conversion?) -> [TextBox] {
-    guard !clusters.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
-    let length = strlen(text)
-    var boxes: [TextBox] = []
-    boxes.reserveCapacity(clusters.count)
-    for cluster in clusters {
-      let text = cluster.isEllipsis ? "…" : Self.slice(cluster.range, of: text, length: length)
-      if let conversion {
-        boxes.append(
-          TextBox(
-            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: conversion.apply(cluster.frame),
-            inkFrame: cluster.ink.map(conversion.apply)))
-      } else {
-        boxes.append(
-          TextBox(
-            text: text, utf8Range: cluster.range, lineIndex: cluster.line, frame: cluster.frame, inkFrame: cluster.ink))
+  /// The clusters' boxes as values, through `conversion` when there is one.
+  private func clusterValues(of clusters: [Cluster], converting conversion: TextBox.Conversion?)
+    -> [TextBoxValues.Box]
+  {
+    guard let conversion else {
+      return clusters.map {
+        TextBoxValues.Box(range: $0.range, line: $0.line, frame: $0.frame, ink: $0.ink, isEllipsis: $0.isEllipsis)
       }
     }
-    return boxes
+    return clusters.map {
+      TextBoxValues.Box(
+        range: $0.range, line: $0.line, frame: conversion.apply($0.frame), ink: $0.ink.map(conversion.apply),
+        isEllipsis: $0.isEllipsis)
+    }
   }
 
   /// The clusters of the shown lines, and how many words the walk saw (`Cluster.word` counts them).
@@ -285,7 +292,9 @@ extension TextLayout {
   /// The clusters grouped by word and line: one box per word part on a line, in the text's order.
   /// Groups are kept in the order they are first seen; each word's groups are chained (one per line
   /// the word is on), found from the word's index: no hashing per cluster.
-  private func words(of clusters: [Cluster], wordCount: Int, converting conversion: TextBox.Conversion?) -> [TextBox] {
+  private func words(of clusters: [Cluster], wordCount: Int, converting conversion: TextBox.Conversion?)
+    -> [TextBoxValues.Box]
+  {
     struct Group {
       var line: Int
       var range: Range<Int>
@@ -323,19 +332,17 @@ extension TextLayout {
         newestGroup[word] = groups.count - 1
       }
     }
-    guard !groups.isEmpty, let text = pango_layout_get_text(raw) else { return [] }
+    guard !groups.isEmpty else { return [] }
     // In the text's order: groups are met in visual order, already the text's in a left-to-right
     // line (keys are unique: a word has one group per line).
     func precedes(_ a: Group, _ b: Group) -> Bool { (a.range.lowerBound, a.line) < (b.range.lowerBound, b.line) }
     if groups.indices.dropFirst().contains(where: { !precedes(groups[$0 - 1], groups[$0]) }) {
       groups.sort(by: precedes)
     }
-    let length = strlen(text)
     return groups.map { group in
-      TextBox(
-        text: Self.slice(group.range, of: text, length: length), utf8Range: group.range, lineIndex: group.line,
-        frame: conversion.map { $0.apply(group.frame) } ?? group.frame,
-        inkFrame: conversion.map { conversion in group.ink.map(conversion.apply) } ?? group.ink)
+      TextBoxValues.Box(
+        range: group.range, line: group.line, frame: conversion.map { $0.apply(group.frame) } ?? group.frame,
+        ink: conversion.map { conversion in group.ink.map(conversion.apply) } ?? group.ink, isEllipsis: false)
     }
   }
 

@@ -38,6 +38,11 @@ public struct TextTile: Sendable, Hashable {
   /// shown text in the tile's device pixels (``RenderedText/boxes``). Off by default: the walk
   /// over every character costs about as much as a short line's layout.
   public var collectsBoxes = false
+  /// With ``collectsBoxes``: an untransformed, horizontal tile returns its boxes as plain values
+  /// (`RenderedText.boxValues`, the same numbers, no `TextBox` or `String` per box) instead of
+  /// ``RenderedText/boxes``; `layerbench batch` writes its sidecar from them. A vertical or
+  /// transformed tile still returns ``RenderedText/boxes``.
+  package var collectsBoxValues = false
   /// True: ``render(isCancelled:)`` also returns the text as laid out (``RenderedText/text``): the
   /// label of an OCR dataset, markup removed. Implied by ``collectsBoxes``.
   public var collectsText = false
@@ -137,13 +142,15 @@ public struct TextTile: Sendable, Hashable {
   }
 
   private func result(_ layout: TextLayout, image: RenderedImage, linesDrawn: Int, textOrigin: Point) -> RenderedText {
-    RenderedText(
+    let conversion = TextBox.Conversion(offset: textOrigin, scale: scale)
+    var result = RenderedText(
       image: image, lineCount: layout.lines.count, linesDrawn: linesDrawn,
       unknownGlyphCount: layout.unknownGlyphCount, isEllipsized: layout.isEllipsized,
       missingFontFamilies: FontCatalog.missingFamilies(in: style.fontFamily),
-      boxes: collectsBoxes
-        ? layout.boxes(converting: TextBox.Conversion(offset: textOrigin, scale: scale)) : nil,
+      boxes: collectsBoxes && !collectsBoxValues ? layout.boxes(converting: conversion) : nil,
       text: collectsBoxes || collectsText ? layout.text : nil)
+    if collectsBoxes, collectsBoxValues { result.boxValues = layout.boxValues(converting: conversion) }
+    return result
   }
 }
 
@@ -200,4 +207,7 @@ public struct RenderedText: Sendable, Hashable {
   /// With ``TextTile/collectsText`` or ``TextTile/collectsBoxes``: the text as laid out (markup
   /// removed, see ``TextLayout/text``), which the boxes' offsets count; nil otherwise.
   public internal(set) var text: String? = nil
+  /// With `TextTile.collectsBoxValues` (and an untransformed, horizontal tile): ``boxes`` as plain
+  /// values, ``boxes`` then nil.
+  package internal(set) var boxValues: TextBoxValues? = nil
 }

@@ -16,38 +16,27 @@ import Foundation
 /// `[x1,y1,…,x4,y4]` of `box` and `ink` in the text's own order (clockwise in the image), of which
 /// `box` and `ink` are then the bounds.
 enum BatchBoxes {
-  static func json(id: String, width: Int, height: Int, text: String, boxes: TextBoxes) -> Data {
-    // UTF-8 offset → code point index, for the offsets Pango gives; none for ASCII text (nearly
-    // every Latin line), where the two are the same.
-    let byteCount = text.utf8.count
-    let isASCII = text.utf8.allSatisfy { $0 < 0x80 }
-    var scalarIndex: [Int] = []
-    if !isASCII {
-      scalarIndex = [Int](repeating: 0, count: byteCount + 1)
-      var bytes = 0
-      var scalars = 0
-      for scalar in text.unicodeScalars {
-        let length = scalar.utf8.count
-        for offset in 0..<length { scalarIndex[bytes + offset] = scalars }
-        bytes += length
-        scalars += 1
-      }
-      scalarIndex[bytes] = scalars
+  /// The sidecar of a rendered tile, or nil when it has no boxes: from its plain values where the
+  /// tile gave them (`TextTile.collectsBoxValues`), else from its `TextBox`es.
+  static func json(id: String, rendered: RenderedText) -> Data? {
+    let (width, height, text) = (rendered.image.pixelWidth, rendered.image.pixelHeight, rendered.text ?? "")
+    if let values = rendered.boxValues {
+      return json(id: id, width: width, height: height, text: text, values: values)
     }
-    func index(_ offset: Int) -> Int {
-      let clamped = min(max(0, offset), byteCount)
-      return isASCII ? clamped : scalarIndex[clamped]
-    }
+    return rendered.boxes.map { json(id: id, width: width, height: height, text: text, boxes: $0) }
+  }
 
+  /// The sidecar of a tile's boxes as `TextBox`es (a vertical or transformed tile's, with quads).
+  static func json(id: String, width: Int, height: Int, text: String, boxes: TextBoxes) -> Data {
+    let offsets = CodePointOffsets(text)
     // The most bytes the document can take, so that the writer never checks for room: per box its
     // keys, five integers, two rectangles of four numbers at their longest, and its text escaped
     // at the worst (`\u00XX` for every byte).
-    var capacity = 128 + 6 * (id.utf8.count + byteCount) + 3 * BoxesJSONWriter.maxIntegerBytes
+    var capacity = documentCapacity(id: id, text: text)
     func addCapacity(of list: [TextBox]) {
       list.withUnsafeBufferPointer { list in
         for position in list.indices {
-          let textBytes = list[position].text.utf8.count
-          capacity += 64 + 8 * BoxesJSONWriter.maxNumberBytes + 3 * BoxesJSONWriter.maxIntegerBytes + 6 * textBytes
+          capacity += boxCapacity(textBytes: list[position].text.utf8.count)
           // A vertical or transformed tile's `quad` and `inkQuad`: keys and brackets, then per
           // point two numbers and two commas.
           let points = (list[position].quad?.count ?? 0) + (list[position].inkQuad?.count ?? 0)
@@ -58,19 +47,17 @@ enum BatchBoxes {
     addCapacity(of: boxes.clusters)
     addCapacity(of: boxes.words)
     addCapacity(of: boxes.lines)
-    var out = BoxesJSONWriter(capacity: capacity)
     // `out` passed inout, not captured: a captured var would live in a heap box, every append
     // going through it. The boxes are read in place (no copy of each `TextBox`, its `String` and
     // arrays retained and released).
-    func list(_ name: StaticString, _ items: [TextBox], into out: inout BoxesJSONWriter) {
-      out.literal(name)
+    func list(_ items: [TextBox], into out: inout BoxesJSONWriter) {
       items.withUnsafeBufferPointer { items in
         for position in items.indices {
           if position > 0 { out.byte(UInt8(ascii: ",")) }
           out.literal(#"{"box":"#)
           out.rect(items[position].frame)
           out.literal(#","end":"#)
-          out.integer(index(items[position].utf8Range.upperBound))
+          out.integer(offsets.index(items[position].utf8Range.upperBound))
           if let ink = items[position].inkFrame {
             out.literal(#","ink":"#)
             out.rect(ink)
@@ -86,30 +73,155 @@ enum BatchBoxes {
             out.quad(quad)
           }
           out.literal(#","start":"#)
-          out.integer(index(items[position].utf8Range.lowerBound))
+          out.integer(offsets.index(items[position].utf8Range.lowerBound))
           out.literal(#","text":"#)
           out.quoted(items[position].text)
           out.byte(UInt8(ascii: "}"))
         }
       }
-      out.byte(UInt8(ascii: "]"))
     }
-    out.byte(UInt8(ascii: "{"))
-    list(#""clusters":["#, boxes.clusters, into: &out)
-    out.literal(#","height":"#)
+    return document(id: id, width: width, height: height, text: text, capacity: capacity) { level, out in
+      switch level {
+      case .clusters: list(boxes.clusters, into: &out)
+      case .lines: list(boxes.lines, into: &out)
+      case .words: list(boxes.words, into: &out)
+      }
+    }
+  }
+
+  /// The same sidecar, byte for byte, from the boxes as plain values (an untransformed, horizontal
+  /// tile's: `TextTile.collectsBoxValues`): each box's text is written from `text`'s bytes, as
+  /// `TextLayout` slices it for a `TextBox`, without a `String` per box.
+  static func json(id: String, width: Int, height: Int, text: String, values: TextBoxValues) -> Data {
+    var capacity = documentCapacity(id: id, text: text)
+    let byteCount = text.utf8.count
+    func addCapacity(of list: [TextBoxValues.Box]) {
+      list.withUnsafeBufferPointer { list in
+        for position in list.indices {
+          let range = list[position].range
+          let bytes = min(max(0, range.upperBound), byteCount) - min(max(0, range.lowerBound), byteCount)
+          // A slice decoded leniently takes at most three bytes (U+FFFD) per byte.
+          capacity += boxCapacity(textBytes: list[position].isEllipsis ? 3 : 3 * max(bytes, 0))
+        }
+      }
+    }
+    addCapacity(of: values.clusters)
+    addCapacity(of: values.words)
+    addCapacity(of: values.lines)
+    var bytes = text
+    return bytes.withUTF8 { utf8 in
+      let offsets = CodePointOffsets(utf8: utf8)
+      func list(_ items: [TextBoxValues.Box], into out: inout BoxesJSONWriter) {
+        items.withUnsafeBufferPointer { items in
+          for position in items.indices {
+            if position > 0 { out.byte(UInt8(ascii: ",")) }
+            out.literal(#"{"box":"#)
+            out.rect(items[position].frame)
+            out.literal(#","end":"#)
+            out.integer(offsets.index(items[position].range.upperBound))
+            if let ink = items[position].ink {
+              out.literal(#","ink":"#)
+              out.rect(ink)
+            }
+            out.literal(#","line":"#)
+            out.integer(items[position].line)
+            out.literal(#","start":"#)
+            out.integer(offsets.index(items[position].range.lowerBound))
+            out.literal(#","text":"#)
+            if items[position].isEllipsis {
+              out.literal(#""…""#)
+            } else {
+              out.quoted(slice: items[position].range, of: utf8)
+            }
+            out.byte(UInt8(ascii: "}"))
+          }
+        }
+      }
+      return document(id: id, width: width, height: height, text: text, capacity: capacity) { level, out in
+        switch level {
+        case .clusters: list(values.clusters, into: &out)
+        case .lines: list(values.lines, into: &out)
+        case .words: list(values.words, into: &out)
+        }
+      }
+    }
+  }
+
+  /// The three lists of boxes, in the order the document writes them.
+  enum Level {
+    case clusters
+    case lines
+    case words
+  }
+
+  /// The bytes the document takes besides its boxes: keys, the id and text escaped at the worst
+  /// (`\u00XX` for every byte), three integers.
+  private static func documentCapacity(id: String, text: String) -> Int {
+    128 + 6 * (id.utf8.count + text.utf8.count) + 3 * BoxesJSONWriter.maxIntegerBytes
+  }
+
+  /// The most bytes one box without quads takes: its keys, five integers, two rectangles of four
+  /// numbers at their longest, and its text escaped at the worst.
+  private static func boxCapacity(textBytes: Int) -> Int {
+    64 + 8 * BoxesJSONWriter.maxNumberBytes + 3 * BoxesJSONWriter.maxIntegerBytes + 6 * textBytes
+  }
+
+  /// The document, keys in sorted order, `list` writing each level's boxes between its brackets.
+  private static func document(
+    id: String, width: Int, height: Int, text: String, capacity: Int,
+    list: (Level, inout BoxesJSONWriter) -> Void
+  ) -> Data {
+    var out = BoxesJSONWriter(capacity: capacity)
+    out.literal(#"{"clusters":["#)
+    list(.clusters, &out)
+    out.literal(#"],"height":"#)
     out.integer(height)
     out.literal(#","id":"#)
     out.quoted(id)
-    out.byte(UInt8(ascii: ","))
-    list(#""lines":["#, boxes.lines, into: &out)
-    out.literal(#","text":"#)
+    out.literal(#","lines":["#)
+    list(.lines, &out)
+    out.literal(#"],"text":"#)
     out.quoted(text)
     out.literal(#","width":"#)
     out.integer(width)
-    out.byte(UInt8(ascii: ","))
-    list(#""words":["#, boxes.words, into: &out)
-    out.literal("}\n")
+    out.literal(#","words":["#)
+    list(.words, &out)
+    out.literal("]}\n")
     return out.finish()
+  }
+
+  /// UTF-8 offset → code point index, for the offsets Pango gives; no table for ASCII text (nearly
+  /// every Latin line), where the two are the same.
+  struct CodePointOffsets {
+    let byteCount: Int
+    let isASCII: Bool
+    var scalarIndex: [Int] = []
+
+    init(_ text: String) {
+      var text = text
+      self = text.withUTF8 { Self(utf8: $0) }
+    }
+
+    /// From the text's bytes: a code point starts at each byte that is not a continuation byte.
+    init(utf8: UnsafeBufferPointer<UInt8>) {
+      byteCount = utf8.count
+      isASCII = utf8.allSatisfy { $0 < 0x80 }
+      if !isASCII {
+        scalarIndex = [Int](repeating: 0, count: byteCount + 1)
+        var scalars = -1
+        for offset in 0..<byteCount {
+          if utf8[offset] & 0xC0 != 0x80 { scalars += 1 }
+          scalarIndex[offset] = scalars
+        }
+        scalarIndex[byteCount] = scalars + 1
+      }
+    }
+
+    @inline(__always)
+    func index(_ offset: Int) -> Int {
+      let clamped = min(max(0, offset), byteCount)
+      return isASCII ? clamped : scalarIndex[clamped]
+    }
   }
 }
 
@@ -277,28 +389,46 @@ struct BoxesJSONWriter {
     byte(UInt8(ascii: "]"))
   }
 
-  /// A JSON string, escaped as `ManifestRecord.appendQuoted` escapes it. Bytes are copied as they
-  /// are checked; the first one to escape (rare) sends the string back through the escaping loop.
+  /// A JSON string, escaped as `ManifestRecord.appendQuoted` escapes it.
   mutating func quoted(_ value: String) {
     var value = value
-    value.withUTF8 { utf8 in
-      byte(UInt8(ascii: "\""))
-      let start = count
-      var plain = true
-      for source in utf8 {
-        if source < 0x20 || source == 0x7f || source == 0x22 || source == 0x5c {
-          plain = false
-          break
-        }
-        base[count] = source
-        count &+= 1
-      }
-      if !plain {
-        count = start
-        for byte in utf8 { escaped(byte) }
-      }
-      byte(UInt8(ascii: "\""))
+    value.withUTF8 { quoted(bytes: $0) }
+  }
+
+  /// `range` of `utf8` (a `String`'s bytes) as a JSON string: the same bytes as `quoted` of the
+  /// slice `TextLayout` makes for a `TextBox` (the bounds clamped, decoded leniently), copied
+  /// straight from `utf8` when the slice is whole characters (always, for ranges Pango gives).
+  mutating func quoted(slice range: Range<Int>, of utf8: UnsafeBufferPointer<UInt8>) {
+    let lower = min(max(0, range.lowerBound), utf8.count)
+    let upper = min(max(lower, range.upperBound), utf8.count)
+    func isContinuation(_ position: Int) -> Bool { position < utf8.count && utf8[position] & 0xC0 == 0x80 }
+    let slice = UnsafeBufferPointer(rebasing: utf8[lower..<upper])
+    if isContinuation(lower) || isContinuation(upper) {
+      quoted(String(decoding: slice, as: UTF8.self))
+    } else {
+      quoted(bytes: slice)
     }
+  }
+
+  /// Bytes copied as they are checked; the first one to escape (rare) sends the string back
+  /// through the escaping loop.
+  private mutating func quoted(bytes utf8: UnsafeBufferPointer<UInt8>) {
+    byte(UInt8(ascii: "\""))
+    let start = count
+    var plain = true
+    for source in utf8 {
+      if source < 0x20 || source == 0x7f || source == 0x22 || source == 0x5c {
+        plain = false
+        break
+      }
+      base[count] = source
+      count &+= 1
+    }
+    if !plain {
+      count = start
+      for byte in utf8 { escaped(byte) }
+    }
+    byte(UInt8(ascii: "\""))
   }
 
   /// One byte of a string, escaped as `ManifestRecord.appendQuoted` does.

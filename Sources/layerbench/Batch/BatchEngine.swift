@@ -331,15 +331,14 @@ final class BatchEngine: Sendable {
       }
       spec.tile.collectsText = true
       spec.tile.collectsBoxes = configuration.boxes
+      spec.tile.collectsBoxValues = true
       spec.tile.fitsWidth = configuration.fitsWidth
       record.layout = LayoutRecord(spec.tile)
       let rendered = try spec.tile.render()
       record.text = rendered.text
-      if let boxes = rendered.boxes {
+      if let sidecar = BatchBoxes.json(id: spec.id, rendered: rendered) {
         record.boxes = spec.id + ".json"
-        record.sidecar = BatchBoxes.json(
-          id: spec.id, width: rendered.image.pixelWidth, height: rendered.image.pixelHeight, text: rendered.text ?? "",
-          boxes: boxes)
+        record.sidecar = sidecar
       }
       let png = try configuration.encoder.encode(rendered.image)
       // For tar files too: the checksums and the commit step then run on the writer thread when
@@ -363,12 +362,13 @@ final class BatchEngine: Sendable {
   func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
+    let hashes = record.sidecar.map { SHA256.hex(encoded.png, alongside: $0) }
     do {
       if let sidecar = record.sidecar, let name = record.boxes {
         // Before the PNG: a tile whose PNG is in place has its boxes too.
         try directory.writeAtomically(sidecar, named: name, worker: writer)
         record.boxesBytes = sidecar.count
-        record.boxesSha256 = SHA256.hex(sidecar)
+        record.boxesSha256 = hashes?.1
         record.sidecar = nil
       }
       try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
@@ -378,7 +378,7 @@ final class BatchEngine: Sendable {
       record.lines = encoded.lines
       record.unknownGlyphs = encoded.unknownGlyphs
       record.bytes = encoded.png.count
-      record.sha256 = SHA256.hex(encoded.png)
+      record.sha256 = hashes?.0 ?? SHA256.hex(encoded.png)
     } catch {
       record.error = "\(error)"
     }
@@ -392,9 +392,11 @@ final class BatchEngine: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
     let payload = TarShardWriter.Payload(image: encoded.png, sidecar: record.sidecar)
+    // The PNG hashed alongside the sidecar (SHA256.hex(_:alongside:)): nearly free beside it.
+    let hashes = record.sidecar.map { SHA256.hex(encoded.png, alongside: $0) }
     if let sidecar = record.sidecar {
       record.boxesBytes = sidecar.count
-      record.boxesSha256 = SHA256.hex(sidecar)
+      record.boxesSha256 = hashes?.1
       record.sidecar = nil
     }
     record.file = encoded.file
@@ -403,7 +405,7 @@ final class BatchEngine: Sendable {
     record.lines = encoded.lines
     record.unknownGlyphs = encoded.unknownGlyphs
     record.bytes = encoded.png.count
-    record.sha256 = SHA256.hex(encoded.png)
+    record.sha256 = hashes?.0 ?? SHA256.hex(encoded.png)
     record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
     return (record, payload)
   }
