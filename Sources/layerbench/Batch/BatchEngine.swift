@@ -362,23 +362,15 @@ final class BatchEngine: Sendable {
   func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
-    let hashes = record.sidecar.map { SHA256.hex(encoded.png, alongside: $0) }
+    let checksums = Self.checksums(encoded)
     do {
       if let sidecar = record.sidecar, let name = record.boxes {
         // Before the PNG: a tile whose PNG is in place has its boxes too.
         try directory.writeAtomically(sidecar, named: name, worker: writer)
-        record.boxesBytes = sidecar.count
-        record.boxesSha256 = hashes?.1
-        record.sidecar = nil
+        record.settleSidecar(sha256: checksums.sidecar)
       }
       try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
-      record.file = encoded.file
-      record.width = encoded.width
-      record.height = encoded.height
-      record.lines = encoded.lines
-      record.unknownGlyphs = encoded.unknownGlyphs
-      record.bytes = encoded.png.count
-      record.sha256 = hashes?.0 ?? SHA256.hex(encoded.png)
+      record.setImage(of: encoded, sha256: checksums.png)
     } catch {
       record.error = "\(error)"
     }
@@ -392,23 +384,41 @@ final class BatchEngine: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
     let payload = TarShardWriter.Payload(image: encoded.png, sidecar: record.sidecar)
-    // The PNG hashed alongside the sidecar (SHA256.hex(_:alongside:)): nearly free beside it.
-    let hashes = record.sidecar.map { SHA256.hex(encoded.png, alongside: $0) }
-    if let sidecar = record.sidecar {
-      record.boxesBytes = sidecar.count
-      record.boxesSha256 = hashes?.1
-      record.sidecar = nil
-    }
-    record.file = encoded.file
-    record.width = encoded.width
-    record.height = encoded.height
-    record.lines = encoded.lines
-    record.unknownGlyphs = encoded.unknownGlyphs
-    record.bytes = encoded.png.count
-    record.sha256 = hashes?.0 ?? SHA256.hex(encoded.png)
+    let checksums = Self.checksums(encoded)
+    if record.sidecar != nil { record.settleSidecar(sha256: checksums.sidecar) }
+    record.setImage(of: encoded, sha256: checksums.png)
     record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
     return (record, payload)
   }
 
+  /// The SHA-256 of an encoded tile's PNG and of its sidecar, if it has one: the PNG is hashed
+  /// alongside the sidecar (`SHA256.hex(_:alongside:)`), nearly free beside it.
+  private static func checksums(_ encoded: Encoded) -> (png: String, sidecar: String?) {
+    guard let sidecar = encoded.record.sidecar else { return (SHA256.hex(encoded.png), nil) }
+    let (png, boxes) = SHA256.hex(encoded.png, alongside: sidecar)
+    return (png, boxes)
+  }
+
   private static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e3).rounded() / 1e3 }
+}
+
+extension ManifestRecord {
+  /// The sidecar, once written or handed to the tar writer, leaves the record; its size and
+  /// checksum stay in it.
+  fileprivate mutating func settleSidecar(sha256: String?) {
+    boxesBytes = sidecar?.count
+    boxesSha256 = sha256
+    sidecar = nil
+  }
+
+  /// What the encoded image gives the record, once it is written or handed to the tar writer.
+  fileprivate mutating func setImage(of encoded: BatchEngine.Encoded, sha256: String) {
+    file = encoded.file
+    width = encoded.width
+    height = encoded.height
+    lines = encoded.lines
+    unknownGlyphs = encoded.unknownGlyphs
+    bytes = encoded.png.count
+    self.sha256 = sha256
+  }
 }
