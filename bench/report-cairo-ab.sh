@@ -18,6 +18,7 @@ rounds=${2:-7}
 rows=${3:-2000}
 out=${BENCH_OUT:-bench/out/cairo-ab}
 mkdir -p "$out"
+rm -f "$out"/system-*.pdf "$out"/other-*.pdf  # a PDF left by an earlier run must not pass for this one's
 [[ -e $lib/libcairo.so.2 ]] || { echo "error: $lib/libcairo.so.2 does not exist" >&2; exit 1; }
 for tool in pdfinfo pdftotext qpdf /usr/bin/time; do
   command -v "$tool" > /dev/null || { echo "error: $tool is missing (make deps)" >&2; exit 1; }
@@ -59,11 +60,16 @@ for round in $(seq "$rounds"); do
     for spec in tagged untagged; do
       file="$out/report-table.json"
       [[ $spec == untagged ]] && file="$out/untagged.json"
+      # A failed run is timed and reported too (cairo 1.18 writes files our PDF rewrite refuses, after
+      # cairo has done all of its work): its line says so and names the error.
+      status=0
       run_side "$side" /usr/bin/time -f "%e %U %S %M" -o "$out/.time" "$bin" report --spec "$file" \
-        -o "$out/$side-$spec.pdf" > /dev/null
-      read -r wall user sys rss < "$out/.time"
+        -o "$out/$side-$spec.pdf" > /dev/null 2> "$out/.stderr" || status=$?
+      read -r wall user sys rss < <(tail -n 1 "$out/.time")
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-      printf '%d %-6s %-8s %s s  %s s CPU  %s KB\n' "$round" "$side" "$spec" "$wall" "$cpu" "$rss"
+      failed=""
+      [[ $status != 0 ]] && failed="  FAILED (exit $status): $(grep -v '^Command exited' "$out/.stderr" | head -n 1)"
+      printf '%d %-6s %-8s %s s  %s s CPU  %s KB%s\n' "$round" "$side" "$spec" "$wall" "$cpu" "$rss" "$failed"
       echo "$side $spec $wall $cpu" >> "$out/.times"
     done
   done
@@ -80,12 +86,18 @@ for spec in tagged untagged; do
   done
   echo "$line"
 done
-rm -f "$out/.times" "$out/.time" "$out/ldcheck.pdf"
+rm -f "$out/.times" "$out/.time" "$out/.stderr" "$out/ldcheck.pdf"
 echo
 echo "the PDFs of both sides:"
 for spec in tagged untagged; do
   for side in system other; do
     pdf="$out/$side-$spec.pdf"
+    if [[ ! -s $pdf ]]; then
+      echo "  $side $spec: no PDF written" > "$out/$side-$spec.struct.txt"
+      : > "$out/$side-$spec.txt"
+      echo "  $side $spec: no PDF written"
+      continue
+    fi
     pdfinfo -struct-text "$pdf" > "$out/$side-$spec.struct.txt" 2> /dev/null || true
     pdftotext -layout "$pdf" "$out/$side-$spec.txt"
     pages=$(pdfinfo "$pdf" | awk '/^Pages:/ { print $2 }')
@@ -109,9 +121,11 @@ if [[ ${CALLGRIND:-0} == 1 ]]; then
     file="$out/report-table.json"
     [[ $spec == untagged ]] && file="$out/untagged.json"
     for side in system other; do
+      status=0
       run_side "$side" valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$side-$spec" "$bin" report \
-        --spec "$file" -o "$out/callgrind-$side-$spec.pdf" > /dev/null 2> "$out/callgrind-$side-$spec.log"
-      echo "  $spec $side: $(grep -o 'Collected : [0-9]*' "$out/callgrind-$side-$spec.log" | awk '{ print $3 }')"
+        --spec "$file" -o "$out/callgrind-$side-$spec.pdf" > /dev/null 2> "$out/callgrind-$side-$spec.log" || status=$?
+      echo "  $spec $side: $(grep -o 'Collected : [0-9]*' "$out/callgrind-$side-$spec.log" | awk '{ print $3 }')" \
+        "(exit $status)"
     done
   done
 fi
