@@ -29,7 +29,8 @@ struct BatchWriterThreadTests {
     }
   }
 
-  @Test("the default window: 4 a worker, at least 32; the wake batch is a quarter of it, 1-8; the backlog two batches")
+  @Test(
+    "the default window: 4 a worker, at least 32; the wake batch is a quarter of it, 1-8; the backlog three quarters")
   func defaultWindowAndWakeBatch() {
     #expect(BatchConfiguration.defaultWindow(workers: 1) == 32)
     #expect(BatchConfiguration.defaultWindow(workers: 8) == 32)
@@ -38,8 +39,9 @@ struct BatchWriterThreadTests {
     #expect(BatchEngine.writerWakeBatch(window: 8) == 2)
     #expect(BatchEngine.writerWakeBatch(window: 32) == 8)
     #expect(BatchEngine.writerWakeBatch(window: 65536) == 8)
-    // A worker writes its own tile once the writer is two batches behind.
-    #expect(BatchEngine.writerBacklog(window: 8) == 4)
-    #expect(BatchEngine.writerBacklog(window: 32) == 16)
+    // A worker writes its own tile once the writer is three quarters of the window behind.
+    #expect(BatchEngine.writerBacklog(window: 1) == 2)
+    #expect(BatchEngine.writerBacklog(window: 8) == 6)
+    #expect(BatchEngine.writerBacklog(window: 32) == 24)
   }
 }

@@ -38,12 +38,14 @@ extension BatchEngine {
   /// (`--window`) wakes it for every tile, as before.
   static func writerWakeBatch(window: Int) -> Int { max(1, min(8, window / 4)) }
 
-  /// Queued tiles at which a worker writes its tile itself instead of queueing it: twice the wake
-  /// batch. When the file system is slower than the render (ext4 without a journal scanning past
-  /// recently deleted inodes for each new file took two thirds of the writer's time in a
+  /// Queued tiles at which a worker writes its tile itself instead of queueing it: three quarters
+  /// of the window (at least two wake batches), i.e. shortly before the worker would sleep on a
+  /// full window. When the file system is slower than the render (ext4 without a journal scanning
+  /// past recently deleted inodes for each new file took two thirds of the writer's time in a
   /// `perf record` of 5,000 tiles, 2026-11-26 17:56 UTC), a writer doing every file alone sets the
-  /// pace and the worker waits on the window; sharing the files, the two threads both work.
-  static func writerBacklog(window: Int) -> Int { 2 * writerWakeBatch(window: window) }
+  /// pace and the worker waits; sharing the files, both threads work. Not sooner: a writer only
+  /// waiting for a core (other processes) catches up by itself.
+  static func writerBacklog(window: Int) -> Int { max(2 * writerWakeBatch(window: window), window * 3 / 4) }
 
   /// Hands an encoded tile to the writer thread, waking it when it sleeps and a batch is queued.
   /// Returns the tile when the writer is `writerBacklog` tiles behind: the worker writes it itself.
