@@ -14,13 +14,14 @@ cd "$(dirname "$0")/.."
 LB=${LAYERBENCH:-$PWD/.build/release/layerbench}
 N1=${1:-50}
 N2=${2:-550}
+HEAD_COMMIT=$(git rev-parse --short HEAD)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 TEXT="The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."
 TILE=(--font "Sans 14" --width 375 --height 120 --scale 2 --padding 8 --bg white)
 for n in $N1 $N2; do for ((i = 0; i < n; i++)); do printf '{"id": "t%07d", "text": "%s"}\n' "$i" "$TEXT"; done > l$n.jsonl; done
-echo "bench/batch-callgrind-threads.sh $N1 $N2: $(date -u '+%Y-%m-%d %H:%M UTC'), $LB ($(git -C "$OLDPWD" rev-parse --short HEAD))"
+echo "bench/batch-callgrind-threads.sh $N1 $N2: $(date -u '+%Y-%m-%d %H:%M UTC'), $LB (worktree at $HEAD_COMMIT)"
 # Runs one command under callgrind into directory $1; prints each thread's total Ir, largest first.
 run() {
   local dir=$1
@@ -44,9 +45,15 @@ for kind in throughput files webdataset; do
   echo "$kind: worker $worker M instructions per tile; next thread $second M"
 done
 # Per function, worker thread, N2 run minus N1 run, per tile: batch (files) minus throughput.
-fn() { callgrind_annotate --threshold=100 "$(awk 'NR == 1 { print $2 }' "$1")" 2>/dev/null | awk '$1 ~ /^[0-9,]+$/ { gsub(",", "", $1); $2 = $2; c = $1; $1 = ""; print c "\t" substr($0, 2) }'; }
+fn() {
+  callgrind_annotate --auto=no --inclusive=no --threshold=100 "$(awk 'NR == 1 { print $2 }' "$1")" 2>/dev/null |
+    sed -nE 's/^ *([0-9,]+) +\( *[0-9.]+%\) +(.*)$/\1\t\2/p' | awk -F'\t' '{ gsub(",", "", $1); print $1 "\t" $2 }'
+}
 per_tile() { join -t $'\t' -1 2 -2 2 -a 1 -a 2 -e 0 -o 0,1.1,2.1 <(fn "$1" | sort -t $'\t' -k2) <(fn "$2" | sort -t $'\t' -k2) | awk -F'\t' -v n=$((N2 - N1)) '{ printf "%.0f\t%s\n", ($3 - $2) / n, $1 }'; }
 per_tile throughput.$N1.threads throughput.$N2.threads | sort -t $'\t' -k2 > t.fn
 per_tile files.$N1.threads files.$N2.threads | sort -t $'\t' -k2 > f.fn
 echo "batch (files) worker minus throughput's worker, largest differences (instructions per tile):"
-join -t $'\t' -1 2 -2 2 -a 1 -a 2 -e 0 -o 0,1.1,2.1 t.fn f.fn | awk -F'\t' '{ d = $3 - $2; if (d > 300 || d < -300) printf "%8d  %s\n", d, substr($1, 1, 140) }' | sort -rn | head -25
+join -t $'\t' -1 2 -2 2 -a 1 -a 2 -e 0 -o 0,1.1,2.1 t.fn f.fn | awk -F'\t' '{ d = $3 - $2; if (d > 300 || d < -300) printf "%8d  %s\n", d, substr($1, 1, 140) }' | sort -rn > diff.fn
+head -20 diff.fn
+echo "  ..."
+tail -10 diff.fn
