@@ -73,7 +73,7 @@ struct BatchRunCommand: ParsableCommand {
       valueName: "auto|on|off"))
   var writeThread: WriteThreadOption = .auto
 
-  @Option(help: "Tiles in flight at most (default: 4 × workers).")
+  @Option(help: "Tiles in flight at most (default: 4 × workers, at least 32).")
   var window: Int?
 
   @Flag(help: "Stop at the first failed tile (--max-failures 1).")
@@ -198,7 +198,7 @@ struct BatchRunCommand: ParsableCommand {
     var configuration = BatchConfiguration(
       input: input ?? file ?? "", outDir: outDir,
       parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
-      workers: workers, window: window ?? 4 * workers, shard: resolved)
+      workers: workers, window: window ?? BatchConfiguration.defaultWindow(workers: workers), shard: resolved)
     // With tar files a writer thread would take the checksums and the commit step (`perf record`
     // of 5,000 one-worker tiles: SHA-256 ~6 µs, copying and writing the tar ~6 µs, of a ~250 µs
     // tile), but at 1 worker on this 2-core machine under load it gave the same rate (median 0.976

@@ -62,6 +62,10 @@ final class BatchEngine: Sendable {
   let writeQueue = ThreadSanitizedMutex(WriteQueue())
   let writerWake = DispatchSemaphore(value: 0)
   let windowSlots: DispatchSemaphore
+  /// Queued tiles that wake a sleeping writer thread (`writerWakeBatch(window:)`), and at which a
+  /// worker writes its tile itself (`writerBacklog(window:)`).
+  let writerWakeBatch: Int
+  let writerBacklog: Int
   let commitState = ThreadSanitizedMutex(CommitState())
   let manifestFD = ThreadSanitizedMutex<Int32>(-1)
 
@@ -75,6 +79,8 @@ final class BatchEngine: Sendable {
     fingerprint += configuration.encoder.fingerprint
     self.fingerprint = Data(fingerprint.utf8)
     windowSlots = DispatchSemaphore(value: configuration.window)
+    writerWakeBatch = Self.writerWakeBatch(window: configuration.window)
+    writerBacklog = Self.writerBacklog(window: configuration.window)
   }
 
   var manifestPath: String { (configuration.outDir as NSString).appendingPathComponent(configuration.manifestName) }
@@ -255,7 +261,7 @@ final class BatchEngine: Sendable {
     var isFirst = true
     while true {
       // A slot first: a worker never holds a line the window has no room for.
-      windowSlots.wait()
+      takeWindowSlot()
       guard let job = nextJob() else {
         windowSlots.signal()
         return
@@ -266,17 +272,28 @@ final class BatchEngine: Sendable {
       switch outcome {
       case .finished(let record, let reused):
         finish(record, reused: reused, sequence: job.sequence)
-      case .encoded(let encoded) where configuration.writeThread:
-        enqueueForWriting(encoded)
-      case .encoded(let encoded) where configuration.output == .webdataset:
-        let (record, payload) = member(encoded)
-        finish(record, payload: payload, reused: false, sequence: encoded.sequence)
       case .encoded(let encoded):
-        finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
+        // With a writer thread the tile is queued for it, unless it is a backlog behind.
+        guard let encoded = configuration.writeThread ? enqueueForWriting(encoded) : encoded else { continue }
+        if configuration.output == .webdataset {
+          let (record, payload) = member(encoded)
+          finish(record, payload: payload, reused: false, sequence: encoded.sequence)
+        } else {
+          finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
+        }
       case .member(let record, let payload, let reused):
         finish(record, payload: payload, reused: reused, sequence: job.sequence)
       }
     }
+  }
+
+  /// Waits for a window slot. With a writer thread, one that would block first wakes the writer
+  /// for the tiles queued below a hand-off batch: their commits are what frees slots.
+  private func takeWindowSlot() {
+    guard configuration.writeThread else { return windowSlots.wait() }
+    if windowSlots.wait(timeout: .now()) == .success { return }
+    wakeWriterForQueuedTiles()
+    windowSlots.wait()
   }
 
   /// Counts a tile for the steady rate, and starts its clock once every worker has finished a line.
