@@ -38,6 +38,7 @@ def profile(command, out_base):
 def listing(files, inclusive):
     """Ir by function over every thread's profile (callgrind_annotate's listing)."""
     counts = {}
+    rows = {}
     total = 0
     for path in files:
         text = subprocess.run(["callgrind_annotate", f"--inclusive={'yes' if inclusive else 'no'}",
@@ -53,7 +54,16 @@ def listing(files, inclusive):
             name = match.group(2)
             name = name[4:] if name.startswith("???:") else re.sub(r"^[^:]*:", "", name, count=1)
             name = re.sub(r" \(\S+x\)$", "", re.sub(r" \[.*\]", "", name))
+            if inclusive:
+                # A function shows once per source file its code comes from (inlined code, the
+                # compiler's): each row counts what that file's lines cost with their callees, the
+                # function's own file's row all of it. The largest row, summed over the threads.
+                rows[name] = max(rows.get(name, 0), value)
+            else:
+                counts[name] = counts.get(name, 0) + value
+        for name, value in rows.items():
             counts[name] = counts.get(name, 0) + value
+        rows.clear()
     return total, counts
 
 

@@ -93,8 +93,9 @@ enum BatchBoxes {
             let range = items[position].range
             // Room for the box at its longest: a slice decoded leniently takes at most three
             // bytes (U+FFFD) per byte.
-            let sliceBytes = min(max(0, range.upperBound), byteCount) - min(max(0, range.lowerBound), byteCount)
-            out.reserve(boxCapacity(textBytes: items[position].isEllipsis ? 3 : 3 * max(sliceBytes, 0)))
+            let sliceBytes =
+              clamp(range.upperBound, from: 0, to: byteCount) - clamp(range.lowerBound, from: 0, to: byteCount)
+            out.reserve(boxCapacity(textBytes: items[position].isEllipsis ? 3 : 3 * (sliceBytes > 0 ? sliceBytes : 0)))
             if position > 0 { out.byte(UInt8(ascii: ",")) }
             out.boxFields(
               frame: items[position].frame, end: offsets.index(range.upperBound), ink: items[position].ink,
@@ -116,6 +117,14 @@ enum BatchBoxes {
         }
       }
     }
+  }
+
+  /// `min(max(low, value), high)`, written out: the generic `min` and `max` were left as calls in
+  /// the sidecar's loops.
+  @inline(__always)
+  static func clamp(_ value: Int, from low: Int, to high: Int) -> Int {
+    let raised = value > low ? value : low
+    return raised < high ? raised : high
   }
 
   /// The three lists of boxes, in the order the document writes them.
@@ -202,7 +211,7 @@ enum BatchBoxes {
 
     @inline(__always)
     func index(_ offset: Int) -> Int {
-      let clamped = min(max(0, offset), byteCount)
+      let clamped = clamp(offset, from: 0, to: byteCount)
       return isASCII ? clamped : scalarIndex[clamped]
     }
   }
@@ -227,6 +236,23 @@ struct BoxesJSONWriter {
   private var capacity: Int
   /// Where the next byte goes.
   private var cursor: UnsafeMutablePointer<UInt8>
+
+  /// A number written before and its bytes (at most 8), to be copied when the same number comes
+  /// again: a cluster's box starts where the one before it ended and has its line's top and
+  /// bottom, so three of its four numbers were just written (`boxFields`).
+  struct Memo {
+    var value = Double.nan
+    var bytes: UInt64 = 0
+    var length = 0
+  }
+
+  /// `boxFields`' memos: the logical boxes' left and right edges, their tops and bottoms, and the
+  /// ink boxes' tops and bottoms.
+  private var boxX = Memo()
+  private var boxTop = Memo()
+  private var boxBottom = Memo()
+  private var inkTop = Memo()
+  private var inkBottom = Memo()
 
   init(capacity: Int) {
     self.capacity = max(capacity, 1)
@@ -292,14 +318,37 @@ struct BoxesJSONWriter {
 
   /// A box's fields up to its text, `{"box":[…],"end":N,"ink":[…],"line":N,"start":N,"text":` (no
   /// `ink` when it is nil), in one pass through a local pointer.
+  /// Numbers seen in the box before it (its left edge, its line's top and bottom) are copied from
+  /// where they were written (`Memo`).
   mutating func boxFields(frame: Rect, end: Int, ink: Rect?, line: Int, start: Int) {
-    var at = Self.put(#"{"box":"#, at: cursor)
-    at = Self.rect(frame, at: at)
-    at = Self.put(#","end":"#, at: at)
+    // The memos as locals while bytes are stored (a byte store may alias the writer's fields).
+    var (boxX, boxTop, boxBottom, inkTop, inkBottom) = (boxX, boxTop, boxBottom, inkTop, inkBottom)
+    defer {
+      (self.boxX, self.boxTop, self.boxBottom, self.inkTop, self.inkBottom) = (
+        boxX, boxTop, boxBottom, inkTop, inkBottom
+      )
+    }
+    var at = Self.put(#"{"box":["#, at: cursor)
+    at = Self.number(frame.minX, at: at, memo: &boxX)
+    at[0] = UInt8(ascii: ",")
+    at = Self.number(frame.minY, at: at + 1, memo: &boxTop)
+    at[0] = UInt8(ascii: ",")
+    at = Self.number(frame.maxX, at: at + 1, memo: &boxX)
+    at[0] = UInt8(ascii: ",")
+    at = Self.number(frame.maxY, at: at + 1, memo: &boxBottom)
+    at = Self.put(#"],"end":"#, at: at)
     at = Self.integer(end, at: at)
     if let ink {
-      at = Self.put(#","ink":"#, at: at)
-      at = Self.rect(ink, at: at)
+      at = Self.put(#","ink":["#, at: at)
+      at = Self.number(ink.minX, at: at)
+      at[0] = UInt8(ascii: ",")
+      at = Self.number(ink.minY, at: at + 1, memo: &inkTop)
+      at[0] = UInt8(ascii: ",")
+      at = Self.number(ink.maxX, at: at + 1)
+      at[0] = UInt8(ascii: ",")
+      at = Self.number(ink.maxY, at: at + 1, memo: &inkBottom)
+      at[0] = UInt8(ascii: "]")
+      at += 1
     }
     at = Self.put(#","line":"#, at: at)
     at = Self.integer(line, at: at)
@@ -330,8 +379,8 @@ struct BoxesJSONWriter {
   /// slice `TextLayout` makes for a `TextBox` (the bounds clamped, decoded leniently), copied
   /// straight from `utf8` when the slice is whole characters (always, for ranges Pango gives).
   mutating func quoted(slice range: Range<Int>, of utf8: UnsafeBufferPointer<UInt8>) {
-    let lower = min(max(0, range.lowerBound), utf8.count)
-    let upper = min(max(lower, range.upperBound), utf8.count)
+    let lower = BatchBoxes.clamp(range.lowerBound, from: 0, to: utf8.count)
+    let upper = BatchBoxes.clamp(range.upperBound, from: lower, to: utf8.count)
     func isContinuation(_ position: Int) -> Bool { position < utf8.count && utf8[position] & 0xC0 == 0x80 }
     let slice = UnsafeBufferPointer(rebasing: utf8[lower..<upper])
     if isContinuation(lower) || isContinuation(upper) {
@@ -453,8 +502,11 @@ struct BoxesJSONWriter {
   @inline(__always)
   private static func number(_ value: Double, at: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
     var at = at
-    // Clamping before rounding is the same as after: the bounds are whole numbers.
-    let scaled = value.isFinite ? max(-9e15, min(9e15, value * 100)) : 0
+    // Clamping before rounding is the same as after: the bounds are whole numbers. Written out
+    // as `max(-9e15, min(9e15, value * 100))` computes it (the product is never NaN here): the
+    // generic `min` and `max` were left as calls once this function was inlined into `boxFields`.
+    let product = value * 100
+    let scaled = value.isFinite ? (product < 9e15 ? (product >= -9e15 ? product : -9e15) : 9e15) : 0
     let magnitude = scaled.magnitude
     // Through Int64: a double's conversion to UInt64 takes more steps on x86, and 9e15 fits.
     let whole = UInt64(truncatingIfNeeded: Int64(magnitude))
@@ -477,6 +529,28 @@ struct BoxesJSONWriter {
       return at + 2
     }
     return at
+  }
+
+  /// `number(value, at:)`, or when `value` is `memo`'s, its bytes copied (8 stored at once: the
+  /// room reserved for a number is 20 bytes, and what the store writes past the number's end is
+  /// written over next). A number longer than 8 bytes is not kept.
+  @inline(__always)
+  private static func number(_ value: Double, at: UnsafeMutablePointer<UInt8>, memo: inout Memo)
+    -> UnsafeMutablePointer<UInt8>
+  {
+    // Equal doubles give equal digits (0 and -0 both "0"); NaN, the empty memo, equals nothing.
+    if value == memo.value {
+      UnsafeMutableRawPointer(at).storeBytes(of: memo.bytes, as: UInt64.self)
+      return at + memo.length
+    }
+    let end = number(value, at: at)
+    let length = end - at
+    if length <= 8 {
+      memo = Memo(value: value, bytes: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self), length: length)
+    } else {
+      memo = Memo()
+    }
+    return end
   }
 
   @inline(__always)
