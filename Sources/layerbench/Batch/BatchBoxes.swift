@@ -100,8 +100,16 @@ enum BatchBoxes {
             out.boxFields(
               frame: items[position].frame, end: offsets.index(range.upperBound), ink: items[position].ink,
               line: items[position].line, start: offsets.index(range.lowerBound))
+            let lower = range.lowerBound
             if items[position].isEllipsis {
               out.literal(#""…""#)
+            } else if range.upperBound == lower &+ 1, lower >= 0, lower < byteCount,
+              utf8[lower] >= 0x20, utf8[lower] < 0x7f, utf8[lower] != 0x22, utf8[lower] != 0x5c,
+              lower &+ 1 == byteCount || utf8[lower &+ 1] & 0xC0 != 0x80
+            {
+              // A one-letter cluster (nearly every cluster of a Latin line) that needs no escape:
+              // what `quoted(slice:of:)` writes for it, without its checks and loop.
+              out.quoted(printableASCII: utf8[lower])
             } else {
               out.quoted(slice: range, of: utf8)
             }
@@ -373,6 +381,15 @@ struct BoxesJSONWriter {
   mutating func quoted(_ value: String) {
     var value = value
     value.withUTF8 { quoted(bytes: $0) }
+  }
+
+  /// A printable ASCII byte other than `"` and `\` as a JSON string: the byte between quotes.
+  @inline(__always)
+  mutating func quoted(printableASCII value: UInt8) {
+    cursor[0] = UInt8(ascii: "\"")
+    cursor[1] = value
+    cursor[2] = UInt8(ascii: "\"")
+    cursor += 3
   }
 
   /// `range` of `utf8` (a `String`'s bytes) as a JSON string: the same bytes as `quoted` of the
