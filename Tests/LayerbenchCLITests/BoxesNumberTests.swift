@@ -1,3 +1,4 @@
+import AsyncLayer
 import Foundation
 import Testing
 
@@ -61,6 +62,48 @@ struct BoxesNumberTests {
       }
     }
     #expect(Self.written(values) == values.map { Self.reference($0) + " " }.joined())
+  }
+
+  @Test("numbers repeated from box to box, copied from where they were first written: the bytes written anew")
+  func repeatedNumbers() {
+    let numbers: [Double] = [0, -0.0, 12.5, 1234.5678, 99999.99, .nan, 9e13, 1e300, -3.25, 0.004, 7, 123_456.78]
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    func pick() -> Double {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return numbers[Int(state >> 33) % numbers.count]
+    }
+    var copying = BoxesJSONWriter(capacity: 16)
+    var fresh = BoxesJSONWriter(capacity: 16)
+    var previousMaxX = 0.0
+    for index in 0..<2000 {
+      // Every other box starts where the one before it ended, as a line's clusters do.
+      let x = index % 2 == 0 ? previousMaxX : pick()
+      let frame = Rect(x: x, y: pick(), width: pick(), height: pick())
+      let ink = index % 3 == 0 ? nil : Rect(x: pick(), y: pick(), width: pick(), height: pick())
+      previousMaxX = frame.maxX
+      // Small buffers to start with: they grow as the boxes are written.
+      copying.reserve(512)
+      fresh.reserve(512)
+      copying.boxFields(frame: frame, end: index + 1, ink: ink, line: index % 3, start: index)
+      fresh.literal(#"{"box":"#)
+      fresh.rect(frame)
+      fresh.literal(#","end":"#)
+      fresh.integer(index + 1)
+      if let ink {
+        fresh.literal(#","ink":"#)
+        fresh.rect(ink)
+      }
+      fresh.literal(#","line":"#)
+      fresh.integer(index % 3)
+      fresh.literal(#","start":"#)
+      fresh.integer(index)
+      fresh.literal(#","text":"#)
+      copying.byte(UInt8(ascii: "\n"))
+      fresh.byte(UInt8(ascii: "\n"))
+    }
+    let written = String(decoding: copying.finish(), as: UTF8.self)
+    #expect(written == String(decoding: fresh.finish(), as: UTF8.self))
+    #expect(written.contains(#"{"box":[1234.57,"#))
   }
 
   @Test("the comparison sees a digit rounded the other way")

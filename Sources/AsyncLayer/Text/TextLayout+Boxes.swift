@@ -278,15 +278,16 @@ extension TextLayout {
     return ranges
   }
 
-  /// The index of the range of `ranges` (sorted, disjoint) holding `offset`, by binary search.
-  static func index(of offset: Int, in ranges: [Range<Int>]) -> Int? {
+  /// The index of the first range of `ranges` (sorted, disjoint) that ends after `offset`, or
+  /// `ranges.count`, by binary search.
+  static func firstEnding(after offset: Int, in ranges: [Range<Int>]) -> Int {
     var low = 0
     var high = ranges.count
     while low < high {
       let middle = (low + high) / 2
       if ranges[middle].upperBound <= offset { low = middle + 1 } else { high = middle }
     }
-    return low < ranges.count && ranges[low].contains(offset) ? low : nil
+    return low
   }
 
   /// The clusters grouped by word and line: one box per word part on a line, in the text's order.

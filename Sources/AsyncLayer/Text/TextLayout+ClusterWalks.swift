@@ -11,6 +11,10 @@ extension TextLayout {
     let walk: Unit
     let words: [Range<Int>]
     let firstWord: Int
+    /// The first word that ends after the last cluster's start: clusters come in visual order,
+    /// which in a left-to-right run is the text's, so the next cluster's word is found by stepping
+    /// on from here (a cluster before it, in a right-to-left run, is searched for).
+    var wordCursor = 0
     /// The cluster being gathered: its line, run, logical box, ink box and byte range (piece's).
     var pending:
       (
@@ -51,12 +55,26 @@ extension TextLayout {
           width: Double(r.width) / unit, height: Double(r.height) / unit)
       }
       // The word the cluster starts in.
-      let word = TextLayout.index(of: cluster.range.lowerBound, in: words).map { firstWord + $0 } ?? -1
+      let word = wordIndex(of: cluster.range.lowerBound).map { firstWord + $0 } ?? -1
       result.append(
         Cluster(
           range: global, line: cluster.line, frame: rect(cluster.logical),
           ink: cluster.ink.width > 0 && cluster.ink.height > 0 ? rect(cluster.ink) : nil,
           isEllipsis: cluster.isEllipsis, word: word))
+    }
+
+    /// The index of the word holding `offset`, or nil: the first word that ends after `offset` is
+    /// found by stepping on from the last one's (clusters in the text's order), or by binary search
+    /// (`TextLayout.firstEnding`) when `offset` lies before where the last one stopped.
+    mutating func wordIndex(of offset: Int) -> Int? {
+      var low = wordCursor
+      if low > 0, words[low - 1].upperBound > offset {
+        low = TextLayout.firstEnding(after: offset, in: words)
+      } else {
+        while low < words.count, words[low].upperBound <= offset { low += 1 }
+      }
+      wordCursor = low
+      return low < words.count && words[low].contains(offset) ? low : nil
     }
   }
 
