@@ -79,6 +79,10 @@ echo "$(wc -l < "$WORK/in.jsonl") lines"
 compare files --font "Sans 16" --scale 2 --padding 6 --width 600
 compare fit-width --font "Sans 16" --scale 1.5 --padding 3 --width 2000 --fit-width --height 40
 compare webdataset --font "Sans 16" --scale 2 --padding 6 --width 600 --output webdataset --tiles-per-tar 9
+# The writer thread writes the sidecars (their JSON too) of the tiles it is handed.
+compare files-writer --font "Sans 16" --scale 2 --padding 6 --width 600 --write-thread on
+compare webdataset-writer --font "Sans 16" --scale 2 --padding 6 --width 600 --output webdataset --tiles-per-tar 9 \
+  --write-thread on
 compare sampled --font "Sans 16" --scale 1 --padding 5 --width 700 --seed 7 --sample-size 12..20 \
   --sample-letter-spacing -0.5..1 --sample-rotate -4..4 --sample-skew -10..10 --sample-stroke-width 0..1.5
 compare vertical --font "Sans 16" --scale 1 --padding 4 --width 400 --orientation vertical

@@ -18,12 +18,41 @@ import Foundation
 enum BatchBoxes {
   /// The sidecar of a rendered tile, or nil when it has no boxes: from its plain values where the
   /// tile gave them (`TextTile.collectsBoxValues`), else from its `TextBox`es.
-  static func json(id: String, rendered: RenderedText) -> Data? {
-    let (width, height, text) = (rendered.image.pixelWidth, rendered.image.pixelHeight, rendered.text ?? "")
-    if let values = rendered.boxValues {
-      return json(id: id, width: width, height: height, text: text, values: values)
+  static func json(id: String, rendered: RenderedText) -> Data? { Source(id: id, rendered: rendered)?.json() }
+
+  /// What a tile's sidecar is written from, kept apart from its pixels so that the JSON can be
+  /// written on the thread that writes the tile (the writer thread, when there is one) instead of
+  /// on the worker that rendered it: `json()` gives the same bytes as `json(id:rendered:)`.
+  struct Source: Sendable {
+    let id: String
+    let width: Int
+    let height: Int
+    let text: String
+    let boxes: Boxes
+
+    enum Boxes: Sendable {
+      case values(TextBoxValues)
+      case boxes(TextBoxes)
     }
-    return rendered.boxes.map { json(id: id, width: width, height: height, text: text, boxes: $0) }
+
+    /// A rendered tile's boxes, or nil when it has none (no `--boxes`).
+    init?(id: String, rendered: RenderedText) {
+      if let values = rendered.boxValues {
+        boxes = .values(values)
+      } else if let textBoxes = rendered.boxes {
+        boxes = .boxes(textBoxes)
+      } else {
+        return nil
+      }
+      (self.id, width, height, text) = (id, rendered.image.pixelWidth, rendered.image.pixelHeight, rendered.text ?? "")
+    }
+
+    func json() -> Data {
+      switch boxes {
+      case .values(let values): BatchBoxes.json(id: id, width: width, height: height, text: text, values: values)
+      case .boxes(let boxes): BatchBoxes.json(id: id, width: width, height: height, text: text, boxes: boxes)
+      }
+    }
   }
 
   /// The sidecar of a tile's boxes as `TextBox`es (a vertical or transformed tile's, with quads).

@@ -199,13 +199,12 @@ struct BatchRunCommand: ParsableCommand {
       input: input ?? file ?? "", outDir: outDir,
       parser: TileParser(format: format, defaults: options, layout: try layout.settings()),
       workers: workers, window: window ?? BatchConfiguration.defaultWindow(workers: workers), shard: resolved)
-    // With tar files a writer thread would take the checksums and the commit step (`perf record`
-    // of 5,000 one-worker tiles: SHA-256 ~6 µs, copying and writing the tar ~6 µs, of a ~250 µs
-    // tile), but at 1 worker on this 2-core machine under load it gave the same rate (median 0.976
-    // of the workers' own commits) for ~13% more CPU (bench/results/webdataset-writer-ab-2026-11-26-1555.txt):
-    // only `--write-thread on` asks for it.
-    configuration.writeThread =
-      output == .files ? writeThread.isUsed(workers: workers) : writeThread == .on
+    // The same rule for tar files as for files: a writer thread when the workers leave a core free.
+    // It takes the checksums, the boxes sidecar's JSON and the commit step off the worker. Woken
+    // per tile it gave no gain (0.976 of the rate, ~13% more CPU: bench/results/webdataset-writer-ab-2026-11-26-1555.txt);
+    // woken per batch of tiles, one worker ran at 1.19x (plain) and 1.12x (`--boxes --labels`) of
+    // the rate without it (bench/results/webdataset-writer-auto-ab-2026-11-26-1850.txt).
+    configuration.writeThread = writeThread.isUsed(workers: workers)
     configuration.output = output
     configuration.tilesPerTar = tilesPerTar ?? 1000
     configuration.encoder = TileImageEncoder(

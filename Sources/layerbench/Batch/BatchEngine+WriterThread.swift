@@ -14,6 +14,8 @@ extension BatchEngine {
     var record: ManifestRecord
     var file: String
     var png: Data
+    /// What its boxes sidecar is written from (`--boxes`), on the thread that writes the tile.
+    var boxes: BatchBoxes.Source?
     var width: Int
     var height: Int
     var lines: Int

@@ -353,18 +353,18 @@ final class BatchEngine: Sendable {
       record.layout = LayoutRecord(spec.tile)
       let rendered = try spec.tile.render()
       record.text = rendered.text
-      if let sidecar = BatchBoxes.json(id: spec.id, rendered: rendered) {
-        record.boxes = spec.id + ".json"
-        record.sidecar = sidecar
-      }
+      // The sidecar's JSON is written where the tile is (`written`, `member`): on the writer thread
+      // when there is one, off this worker's path like the checksums.
+      let boxes = BatchBoxes.Source(id: spec.id, rendered: rendered)
+      if boxes != nil { record.boxes = spec.id + ".json" }
       let png = try configuration.encoder.encode(rendered.image)
       // For tar files too: the checksums and the commit step then run on the writer thread when
       // there is one (`member`), else on this worker.
       return .encoded(
         Encoded(
-          sequence: job.sequence, record: record, file: file, png: png, width: rendered.image.pixelWidth,
-          height: rendered.image.pixelHeight, lines: rendered.lineCount, unknownGlyphs: rendered.unknownGlyphCount,
-          workNanoseconds: DispatchTime.now().uptimeNanoseconds - start))
+          sequence: job.sequence, record: record, file: file, png: png, boxes: boxes,
+          width: rendered.image.pixelWidth, height: rendered.image.pixelHeight, lines: rendered.lineCount,
+          unknownGlyphs: rendered.unknownGlyphCount, workNanoseconds: DispatchTime.now().uptimeNanoseconds - start))
     } catch let error as TileSpecError {
       record.id = error.id
       record.error = error.description
@@ -379,7 +379,8 @@ final class BatchEngine: Sendable {
   func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
-    let checksums = Self.checksums(encoded)
+    record.sidecar = encoded.boxes?.json()
+    let checksums = Self.checksums(png: encoded.png, sidecar: record.sidecar)
     do {
       if let sidecar = record.sidecar, let name = record.boxes {
         // Before the PNG: a tile whose PNG is in place has its boxes too.
@@ -400,8 +401,9 @@ final class BatchEngine: Sendable {
   func member(_ encoded: Encoded) -> (ManifestRecord, TarShardWriter.Payload) {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
+    record.sidecar = encoded.boxes?.json()
     let payload = TarShardWriter.Payload(image: encoded.png, sidecar: record.sidecar)
-    let checksums = Self.checksums(encoded)
+    let checksums = Self.checksums(png: encoded.png, sidecar: record.sidecar)
     if record.sidecar != nil { record.settleSidecar(sha256: checksums.sidecar) }
     record.setImage(of: encoded, sha256: checksums.png)
     record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
@@ -410,9 +412,9 @@ final class BatchEngine: Sendable {
 
   /// The SHA-256 of an encoded tile's PNG and of its sidecar, if it has one: the PNG is hashed
   /// alongside the sidecar (`SHA256.hex(_:alongside:)`), nearly free beside it.
-  private static func checksums(_ encoded: Encoded) -> (png: String, sidecar: String?) {
-    guard let sidecar = encoded.record.sidecar else { return (SHA256.hex(encoded.png), nil) }
-    let (png, boxes) = SHA256.hex(encoded.png, alongside: sidecar)
+  private static func checksums(png: Data, sidecar: Data?) -> (png: String, sidecar: String?) {
+    guard let sidecar else { return (SHA256.hex(png), nil) }
+    let (png, boxes) = SHA256.hex(png, alongside: sidecar)
     return (png, boxes)
   }
 

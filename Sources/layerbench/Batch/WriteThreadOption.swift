@@ -5,8 +5,8 @@ import Foundation
 /// thread of its own (`--write-thread`).
 ///
 /// Writing a tile (temporary file, rename, checksum, manifest line) is about a fifth of its CPU; into a
-/// tar file (checksum, copy, the commit step) about a twentieth, too little to pay for the hand-off:
-/// for tar files `auto` is off (`BatchRunCommand.run`), and `on` still gives them a writer thread.
+/// tar file (checksums, the boxes sidecar's JSON, copy, the commit step) less, but the workers hand
+/// tiles over in batches (one wake-up per batch), so that share moves off them for little.
 /// When the workers leave a core free, a writer thread moves that share off them, so that one
 /// worker renders as fast as `layerbench throughput` does; when they use every core, it would only
 /// add a hand-off per tile, so each worker writes its own.
