@@ -69,7 +69,7 @@ struct BatchRunCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write the tiles and the manifest on a thread of their own: auto (files: when --workers leaves a core free; tar files: off), on or off.",
+      "Write the tiles and the manifest on a thread of their own: auto (when --workers leaves a core free), on or off.",
       valueName: "auto|on|off"))
   var writeThread: WriteThreadOption = .auto
 

@@ -379,13 +379,13 @@ final class BatchEngine: Sendable {
   func written(_ encoded: Encoded, as writer: Int, in directory: OutputDirectory) -> ManifestRecord {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
-    record.sidecar = encoded.boxes?.json()
-    let checksums = Self.checksums(png: encoded.png, sidecar: record.sidecar)
+    let sidecar = encoded.boxes?.json()
+    let checksums = Self.checksums(png: encoded.png, sidecar: sidecar)
     do {
-      if let sidecar = record.sidecar, let name = record.boxes {
+      if let sidecar, let name = record.boxes {
         // Before the PNG: a tile whose PNG is in place has its boxes too.
         try directory.writeAtomically(sidecar, named: name, worker: writer)
-        record.settleSidecar(sha256: checksums.sidecar)
+        record.setSidecar(sidecar, sha256: checksums.sidecar)
       }
       try directory.writeAtomically(encoded.png, named: encoded.file, worker: writer)
       record.setImage(of: encoded, sha256: checksums.png)
@@ -401,10 +401,10 @@ final class BatchEngine: Sendable {
   func member(_ encoded: Encoded) -> (ManifestRecord, TarShardWriter.Payload) {
     let start = DispatchTime.now().uptimeNanoseconds
     var record = encoded.record
-    record.sidecar = encoded.boxes?.json()
-    let payload = TarShardWriter.Payload(image: encoded.png, sidecar: record.sidecar)
-    let checksums = Self.checksums(png: encoded.png, sidecar: record.sidecar)
-    if record.sidecar != nil { record.settleSidecar(sha256: checksums.sidecar) }
+    let sidecar = encoded.boxes?.json()
+    let payload = TarShardWriter.Payload(image: encoded.png, sidecar: sidecar)
+    let checksums = Self.checksums(png: encoded.png, sidecar: sidecar)
+    if let sidecar { record.setSidecar(sidecar, sha256: checksums.sidecar) }
     record.setImage(of: encoded, sha256: checksums.png)
     record.ms = Self.milliseconds(encoded.workNanoseconds + DispatchTime.now().uptimeNanoseconds - start)
     return (record, payload)
@@ -422,12 +422,10 @@ final class BatchEngine: Sendable {
 }
 
 extension ManifestRecord {
-  /// The sidecar, once written or handed to the tar writer, leaves the record; its size and
-  /// checksum stay in it.
-  fileprivate mutating func settleSidecar(sha256: String?) {
-    boxesBytes = sidecar?.count
+  /// The sidecar's size and checksum, once it is written or handed to the tar writer.
+  fileprivate mutating func setSidecar(_ sidecar: Data, sha256: String?) {
+    boxesBytes = sidecar.count
     boxesSha256 = sha256
-    sidecar = nil
   }
 
   /// What the encoded image gives the record, once it is written or handed to the tar writer.

@@ -34,8 +34,6 @@ struct ManifestRecord: Codable, Sendable, Equatable {
   var tar: String?
   var offset: Int?
   var boxesOffset: Int?
-  /// The encoded boxes on their way to the writer (never in the manifest itself).
-  var sidecar: Data?
 
   private enum CodingKeys: String, CodingKey {
     case line, id, file, width, height, lines, unknownGlyphs, bytes, sha256, ms, input, error, text, boxes, boxesBytes
