@@ -107,9 +107,14 @@ struct BandedRedrawTests {
   }()
 
   /// 600 × 1 400 points at 2×: 13.4 MB, over the recycler's minimum, so draws reuse the spare.
+  static let documentHeight: Double = 1800
+
   static func documentLayer(loop: MainLoop, pool: QueuePool? = nil, async: Bool = false) -> TextLayer {
     let layer = pool.map { TextLayer(loop: loop, pool: $0) } ?? TextLayer(loop: loop)
-    layer.size = Size(width: 600, height: 1400)
+    // Tall enough for the whole document with room to spare: with 1,400 pt its last line (44 lines of
+    // mixed scripts) sat within a line of the bottom edge, so a fallback font registered by a test running
+    // beside it could push that line out of view, and the last edit ("x" appended) then drew nothing.
+    layer.size = Size(width: 600, height: Self.documentHeight)
     layer.contentsScale = 2
     layer.backgroundColor = .white
     layer.isOpaque = true
@@ -182,6 +187,9 @@ struct BandedRedrawTests {
       Self.expectSame(try #require(layer.contents), try Self.fullDraw(.plain(text), loop: loop), "edit \(index)")
     }
     let all = reports.withLock { $0 }
+    // Every edit is in view only while the whole text fits: the premise of the counts below.
+    let whole = try TextLayout(.plain(text), style: layer.style, width: 600 - 24, scale: 2)
+    #expect(whole.size.height < Self.documentHeight - 16 - 200)
     try #require(all.count == Self.edits.count + 1)
     // The first draw drew everything. The second had no spare yet: it copied the shown contents
     // and drew what changed. Typing at the end redraws a few lines.
