@@ -4,9 +4,14 @@ extension GlyphCompositor {
   /// This thread's glyphs of `font`; a font seen for the first time joins the newest generation
   /// (only a layout's start adds generations: pixman inserts into frozen caches only).
   func glyphs(of font: OpaquePointer) -> FontGlyphs {
+    if let last = lastFontGlyphs, last.font == font {
+      last.generation.lastUse = layoutCount
+      return last
+    }
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
     if let known = fonts[key] {
       known.generation.lastUse = layoutCount
+      lastFontGlyphs = known
       return known
     }
     let generation = generations.last ?? newestGeneration()
@@ -14,6 +19,7 @@ extension GlyphCompositor {
     generation.lastUse = layoutCount
     let glyphs = FontGlyphs(retaining: font, in: generation)
     fonts[key] = glyphs
+    lastFontGlyphs = glyphs
     return glyphs
   }
 

@@ -22,7 +22,13 @@ final class GlyphCompositor {
   private(set) var generations: [GlyphCacheGeneration] = []
   /// Per scaled font (keyed by its address), the glyphs seen: boxes for the overlap test, and the
   /// image in the font's generation.
-  var fonts: [UInt: FontGlyphs] = [:]
+  var fonts: [UInt: FontGlyphs] = [:] {
+    didSet { lastFontGlyphs = nil }  // a dropped font's entry must not be found through the memo
+  }
+  /// The entry ``glyphs(of:)`` found last: a tile's runs mostly share one font, and the dictionary
+  /// lookup (hashing, a retain) cost ~1,500 instructions a run. Its font is retained by it, so no
+  /// other font can have its address while it is here.
+  var lastFontGlyphs: FontGlyphs?
   /// Layouts this compositor has been asked to draw: the clock of ``GlyphCacheGeneration/lastUse``.
   private(set) var layoutCount = 0
   var limits = Limits()
@@ -170,6 +176,7 @@ final class GlyphCompositor {
 
   /// One run's glyphs in device pixels, and whether cairo would composite it through a mask.
   private struct PlannedRun {
+    /// The glyphs for pixman (ARGB32 targets; empty in A8 mode, which composites `masks`).
     var glyphs: [pixman_glyph_t]
     /// The cache holding the glyphs: their font's generation's.
     var cache: OpaquePointer
@@ -211,7 +218,7 @@ final class GlyphCompositor {
         return nil
       }
       planned.glyphs.removeAll { $0.glyph == nil }  // blank glyphs count for the overlap test only
-      if !planned.glyphs.isEmpty || !planned.colorGlyphs.isEmpty { runs.append(planned) }
+      if !planned.glyphs.isEmpty || !planned.masks.isEmpty || !planned.colorGlyphs.isEmpty { runs.append(planned) }
       xOffset += width + run.end_x_offset
     }
     return runs
@@ -227,9 +234,14 @@ final class GlyphCompositor {
     let fontScale = max(abs(scale.xx) + abs(scale.xy), abs(scale.yx) + abs(scale.yy))  // max_scale
     let fontGlyphs = glyphs(of: font)
     var result = PlannedRun(glyphs: [], cache: fontGlyphs.generation.cache, usesMask: false)
-    result.glyphs.reserveCapacity(Int(string.num_glyphs))
+    // In A8 mode only the masks are composited (compositeA8): no pixman glyph list is built.
+    let a8 = target.format == PIXMAN_a8
     // Grown one append at a time, the masks cost 9 000 instructions per benchmark tile.
-    if target.format == PIXMAN_a8 { result.masks.reserveCapacity(Int(string.num_glyphs)) }
+    if a8 {
+      result.masks.reserveCapacity(Int(string.num_glyphs))
+    } else {
+      result.glyphs.reserveCapacity(Int(string.num_glyphs))
+    }
     // _cairo_scaled_font_glyph_device_extents: overlap means a glyph's box meets the box of all
     // glyphs before it, in 24.8 fixed point, zero-size glyphs included in the box.
     var box = (x1: Int32.max, y1: Int32.max, x2: Int32.min, y2: Int32.min)
@@ -267,10 +279,13 @@ final class GlyphCompositor {
       }
       box = (min(box.x1, x1), min(box.y1, y1), max(box.x2, x2), max(box.y2, y2))
 
-      result.glyphs.append(pixman_glyph_t(x: pixelX, y: pixelY, glyph: glyph.image))  // nil: no ink, removed later
-      if target.format == PIXMAN_a8, glyph.image != nil {
-        guard let mask = glyph.mask else { return nil }
-        result.masks.append((mask, pixelX &- mask.originX, pixelY &- mask.originY))
+      if a8 {
+        if glyph.image != nil {
+          guard let mask = glyph.mask else { return nil }
+          result.masks.append((mask, pixelX &- mask.originX, pixelY &- mask.originY))
+        }
+      } else {
+        result.glyphs.append(pixman_glyph_t(x: pixelX, y: pixelY, glyph: glyph.image))  // nil: no ink, removed later
       }
     }
     // _cairo_box_round_to_rectangle. Inside the clip, cairo draws the run unclipped (ink that
