@@ -21,29 +21,42 @@ extension ReportLayout {
 
   /// Draws page `index`, reusing `layouts` across the pages of one output.
   /// A PDF pass adds `navigation` (named destinations for in-document links) and `structure`
-  /// (the tagged-PDF elements); both nil for PNG and SVG.
+  /// (the tagged-PDF elements); both nil for PNG and SVG. `record` (an untagged PDF pass only)
+  /// notes what each element drew, for marking the content afterwards (``ReportDrawingRecord``).
   func draw(
     page index: Int, in context: DrawingContext, layouts: ReportRunLayouts, navigation: ReportNavigation? = nil,
-    structure: ReportStructure? = nil
+    structure: ReportStructure? = nil, record: ReportDrawingRecord? = nil
   ) throws {
     guard pages.indices.contains(index) else { throw ReportError.pageOutOfRange(index: index, count: pages.count) }
     navigation?.declareDestinations(onPage: index, in: context.cairo.raw)
+    record?.beginPage()
     for (number, element) in pages[index].elements.enumerated() {
       try context.checkCancellation()
       structure?.enter(element, index: number)
       switch element {
       case .text(let run):
+        let painted = layouts.colorGlyphs?.paintedCount ?? 0
         try context.draw(run, layouts: layouts)
+        if let record {
+          record.addText(
+            run, element: number, path: ReportStructure.path(for: element, index: number),
+            layout: try layouts.layout(for: run, scale: context.scale),
+            paintedColourGlyphs: (layouts.colorGlyphs?.paintedCount ?? 0) - painted)
+        }
       case .image(let image, let frame):
         context.draw(image, in: frame)
+        record?.noteDrawing()
       case .fill(let rect, let color):
         context.fill(rect, color: color)
+        record?.noteDrawing()
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
+        record?.noteDrawing()
       case .link(let rect, let target):
         context.addLink(rect, to: target, named: navigation)
       case .figure(let figure, let frame):
         try context.draw(figure, in: frame)
+        record?.addFigure(figure, element: number, path: ReportStructure.path(for: element, index: number))
       }
     }
     structure?.closePage()
