@@ -1,5 +1,6 @@
-@testable import AsyncLayer
 import Testing
+
+@testable import AsyncLayer
 
 /// ``PDFContentMarker`` on small content streams in cairo 1.16's form: where it splits, what it
 /// leaves alone, and the typed errors when the stream and the record disagree.

@@ -1,6 +1,7 @@
-@testable import AsyncLayer
 import Foundation
 import Testing
+
+@testable import AsyncLayer
 
 /// Marking the content of an untagged PDF ourselves (issue 29, goal 6, first step): the drawing
 /// record's glyph counts put each run's `BDC … EMC` exactly around the run's glyphs, read back

@@ -31,7 +31,8 @@ struct PDFPageContents {
     (pages, bytesPerGlyph) = try read.get()
   }
 
-  private static func read(_ bytes: UnsafeRawBufferPointer) throws(PDFCatalogUpdate.Failure) -> ([Page], [String: Int]) {
+  private static func read(_ bytes: UnsafeRawBufferPointer) throws(PDFCatalogUpdate.Failure) -> ([Page], [String: Int])
+  {
     let file = try PDFCatalogUpdate.CrossReference(bytes)
     func failure(_ text: String) -> PDFCatalogUpdate.Failure { PDFCatalogUpdate.Failure(description: text) }
     func body(_ number: Int) throws(PDFCatalogUpdate.Failure) -> (start: Int, text: Substring) {
@@ -117,21 +118,22 @@ struct PDFPageContents {
     return numbers.isEmpty ? nil : numbers
   }
 
-  /// A zlib stream inflated (libdeflate, the output buffer grown until it fits).
+  /// A zlib stream inflated (libdeflate, the output buffer grown until it fits). cairo's content
+  /// streams deflate text some 8–12 times, so the first guess is 16 times the input.
   static func inflate(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
     guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
     defer { libdeflate_free_decompressor(decompressor) }
-    var capacity = max(4096, input.count * 6)
+    var capacity = max(4096, input.count * 16)
     while capacity <= 1 << 31 {
-      var output = [UInt8](repeating: 0, count: capacity)
-      var written = 0
-      let result = output.withUnsafeMutableBytes { buffer in
-        libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, buffer.baseAddress, capacity, &written)
+      var result = LIBDEFLATE_SUCCESS
+      let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        var written = 0
+        result = libdeflate_zlib_decompress(
+          decompressor, input.baseAddress, input.count, buffer.baseAddress, capacity, &written)
+        count = result == LIBDEFLATE_SUCCESS ? written : 0
       }
       switch result {
-      case LIBDEFLATE_SUCCESS:
-        output.removeLast(capacity - written)
-        return output
+      case LIBDEFLATE_SUCCESS: return output
       case LIBDEFLATE_INSUFFICIENT_SPACE: capacity *= 4
       default: return nil
       }

@@ -52,7 +52,9 @@ final class ReportDrawingRecord {
     _ run: ReportTextRun, element: Int, path: ReportStructure.Path?, layout: TextLayout, paintedColourGlyphs: Int
   ) {
     let path = path ?? .empty
-    let type: String? = path.count == 0 ? nil : String(describing: path[path.count - 1].tag.name)
+    // The name's bytes as a String (a small string: no allocation, no dynamic cast).
+    let type: String? =
+      path.count == 0 ? nil : path[path.count - 1].tag.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     var count: Int? = nil
     if let glyphs = glyphs(of: layout, lines: run.lines), glyphs.colour == paintedColourGlyphs {
       count = glyphs.count

@@ -36,11 +36,10 @@ extension ReportLayout {
       switch element {
       case .text(let run):
         let painted = layouts.colorGlyphs?.paintedCount ?? 0
-        try context.draw(run, layouts: layouts)
+        let layout = try context.draw(run, layouts: layouts)
         if let record {
           record.addText(
-            run, element: number, path: ReportStructure.path(for: element, index: number),
-            layout: try layouts.layout(for: run, scale: context.scale),
+            run, element: number, path: ReportStructure.path(for: element, index: number), layout: layout,
             paintedColourGlyphs: (layouts.colorGlyphs?.paintedCount ?? 0) - painted)
         }
       case .image(let image, let frame):
@@ -126,8 +125,10 @@ extension DrawingContext {
     text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
   }
 
-  /// Draws the lines of `run`, the first one's top at the run's frame top.
-  func draw(_ run: ReportTextRun, layouts: ReportRunLayouts) throws {
+  /// Draws the lines of `run`, the first one's top at the run's frame top; returns the layout
+  /// drawn (the drawing record counts its glyphs).
+  @discardableResult
+  func draw(_ run: ReportTextRun, layouts: ReportRunLayouts) throws -> TextLayout {
     let layout = try layouts.layout(for: run, scale: scale)
     let lines = layout.lines
     let origin = Point(x: run.frame.minX, y: run.frame.minY - lines[run.lines.lowerBound].frame.minY)
@@ -144,7 +145,7 @@ extension DrawingContext {
         return GlyphCompositor.PlacedLine(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0)
       }
       if PangoThreadState.current.glyphCompositor.show(lines: placed, in: cr, isCancelled: { false }) != nil {
-        return
+        return layout
       }
     }
     for line in lines[run.lines] {
@@ -157,5 +158,6 @@ extension DrawingContext {
       // Vector surfaces draw through cairo's glyph cache, shared by every thread (FontCacheLock).
       FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }
     }
+    return layout
   }
 }

@@ -1,5 +1,6 @@
-@testable import AsyncLayer
 import Foundation
+
+@testable import AsyncLayer
 
 /// Reads back what ``PDFContentMarker`` marked, independently of the marker's bookkeeping: each
 /// marked content's text, decoded through the fonts' `/ToUnicode` maps (and cairo's `/ActualText`
@@ -44,7 +45,8 @@ struct MarkedContentReader {
     }
     let rest = data[(data.startIndex + start)...].prefix(1 << 16)
     let text = String(decoding: rest, as: UTF8.self)
-    let end = [text.range(of: "stream\n"), text.range(of: "endobj")].compactMap { $0?.lowerBound }.min() ?? text.endIndex
+    let end =
+      [text.range(of: "stream\n"), text.range(of: "endobj")].compactMap { $0?.lowerBound }.min() ?? text.endIndex
     return String(text[..<end])
   }
 
@@ -139,11 +141,15 @@ struct MarkedContentReader {
           var id: Int?
           var actual: String?
           for index in operands.indices where index + 1 < operands.count {
-            if operandText(index) == "/MCID", let value = Int(operandText(index + 1)), ids.contains(value) { id = value }
+            if operandText(index) == "/MCID", let value = Int(operandText(index + 1)), ids.contains(value) {
+              id = value
+            }
             if operandText(index) == "/ActualText" {
               let hex = lexer.decoded(operands[index + 1])
               var units: [UInt16] = []
-              for pair in stride(from: 2, to: hex.count - 1, by: 2) { units.append(UInt16(hex[pair]) << 8 | UInt16(hex[pair + 1])) }
+              for pair in stride(from: 2, to: hex.count - 1, by: 2) {
+                units.append(UInt16(hex[pair]) << 8 | UInt16(hex[pair + 1]))
+              }
               actual = String(decoding: units, as: UTF16.self)
             }
           }
