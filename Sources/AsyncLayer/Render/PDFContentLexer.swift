@@ -142,6 +142,21 @@ struct PDFContentLexer {
 
   /// The byte count of the string `token` decodes to.
   func decodedCount(of token: Token) -> Int {
+    // The common cases without the general walk: hex digits, and literal strings with no escape
+    // or carriage return (one byte each).
+    let start = token.range.lowerBound + 1
+    let end = token.range.upperBound - 1
+    if token.kind == .hexString {
+      var digits = 0
+      for offset in start..<end where Self.hexValue(bytes[offset]) != nil { digits += 1 }
+      return (digits + 1) / 2
+    }
+    var plain = true
+    for offset in start..<end where bytes[offset] == UInt8(ascii: "\\") || bytes[offset] == 0x0D {
+      plain = false
+      break
+    }
+    if plain { return end - start }
     var count = 0
     walkString(token) { _ in
       count += 1

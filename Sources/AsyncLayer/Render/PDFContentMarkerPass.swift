@@ -149,7 +149,8 @@ struct PDFContentMarkerPass {
       switch state {
       case .open:
         guard innerDepth == 0 else { throw .unbalancedMarkedContent(offset: word.lowerBound) }
-        insert("EMC\n", at: word.lowerBound)
+        copy(upTo: word.lowerBound)
+        output.append(contentsOf: Self.emcBefore)
         state = .suspended
       case .closing: throw .unbalancedMarkedContent(offset: word.lowerBound)
       case .between, .suspended: break
@@ -206,14 +207,14 @@ struct PDFContentMarkerPass {
 
   /// A text-showing operator from `start` (its first operand) to `end` (past the operator).
   private mutating func show(start: Int, end: Int, isArray: Bool) throws(Failure) {
-    var strings: [(token: Token, glyphs: Int)] = []
+    var strings = 0
     var total = 0
     for operand in operands where operand.kind == .literalString || operand.kind == .hexString {
       let count = lexer.decodedCount(of: operand)
       guard count % width == 0 else {
         throw .malformed(offset: operand.range.lowerBound, reason: "\(count) bytes in a \(width)-byte font")
       }
-      strings.append((operand, count / width))
+      strings += 1
       total += count / width
     }
     guard total > 0 else { return }
@@ -241,7 +242,7 @@ struct PDFContentMarkerPass {
       partRuns.append((runIndex, currentID))
     }
     guard !splits.isEmpty else { return }
-    if !isArray, strings.count != 1 || operands.count != 1 {
+    if !isArray, strings != 1 || operands.count != 1 {
       throw .unsplittable(offset: start, reason: "a run ends inside a ' or \" operator")
     }
     try rewrite(start: start, end: end, splits: splits, partRuns: partRuns)
@@ -281,7 +282,7 @@ struct PDFContentMarkerPass {
           from = to
           glyphInString = at
         }
-        output.append(contentsOf: Array("]TJ\nEMC\n".utf8))
+        output.append(contentsOf: Self.splitEnd)
         appendOpening(runs[partRuns[splitIndex].run], id: partRuns[splitIndex].id)
         output.append(UInt8(ascii: "["))
         splitIndex += 1
@@ -293,7 +294,7 @@ struct PDFContentMarkerPass {
       }
       glyphBase += glyphs
     }
-    output.append(contentsOf: Array("]TJ".utf8))
+    output.append(contentsOf: Self.arrayEnd)
     copied = end
     // If the operator's last part ended its run, that run's EMC (deferred to `end`) goes in now.
     flushDeferred()
@@ -353,7 +354,7 @@ struct PDFContentMarkerPass {
     guard let offset = deferred else { return }
     deferred = nil
     copy(upTo: offset)
-    output.append(contentsOf: Array("\nEMC".utf8))
+    output.append(contentsOf: Self.emcAfter)
   }
 
   /// The run's BDC with MCID `id`, or an artifact's BMC.
@@ -370,6 +371,10 @@ struct PDFContentMarkerPass {
   }
 
   private static let artifact = Array("/Artifact BMC\n".utf8)
+  private static let splitEnd = Array("]TJ\nEMC\n".utf8)
+  private static let arrayEnd = Array("]TJ".utf8)
+  private static let emcBefore = Array("EMC\n".utf8)
+  private static let emcAfter = Array("\nEMC".utf8)
   private static let mcid = Array(" <</MCID ".utf8)
   private static let bdc = Array(">> BDC\n".utf8)
 
@@ -382,7 +387,7 @@ struct PDFContentMarkerPass {
     if let pending = deferred, pending <= offset {
       deferred = nil
       copy(upTo: pending)
-      output.append(contentsOf: Array("\nEMC".utf8))
+      output.append(contentsOf: Self.emcAfter)
     }
     guard offset > copied else { return }
     append(copied..<offset)
@@ -391,10 +396,5 @@ struct PDFContentMarkerPass {
 
   private mutating func append(_ range: Range<Int>) {
     output.append(contentsOf: UnsafeRawBufferPointer(rebasing: lexer.bytes[range]))
-  }
-
-  private mutating func insert(_ text: String, at offset: Int) {
-    copy(upTo: offset)
-    output.append(contentsOf: Array(text.utf8))
   }
 }
