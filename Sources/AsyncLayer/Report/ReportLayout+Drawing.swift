@@ -21,29 +21,41 @@ extension ReportLayout {
 
   /// Draws page `index`, reusing `layouts` across the pages of one output.
   /// A PDF pass adds `navigation` (named destinations for in-document links) and `structure`
-  /// (the tagged-PDF elements); both nil for PNG and SVG.
+  /// (the tagged-PDF elements); both nil for PNG and SVG. `record` (an untagged PDF pass only)
+  /// notes what each element drew, for marking the content afterwards (``ReportDrawingRecord``).
   func draw(
     page index: Int, in context: DrawingContext, layouts: ReportRunLayouts, navigation: ReportNavigation? = nil,
-    structure: ReportStructure? = nil
+    structure: ReportStructure? = nil, record: ReportDrawingRecord? = nil
   ) throws {
     guard pages.indices.contains(index) else { throw ReportError.pageOutOfRange(index: index, count: pages.count) }
     navigation?.declareDestinations(onPage: index, in: context.cairo.raw)
+    record?.beginPage()
     for (number, element) in pages[index].elements.enumerated() {
       try context.checkCancellation()
       structure?.enter(element, index: number)
       switch element {
       case .text(let run):
-        try context.draw(run, layouts: layouts)
+        let painted = layouts.colorGlyphs?.paintedCount ?? 0
+        let layout = try context.draw(run, layouts: layouts)
+        if let record {
+          record.addText(
+            run, element: number, path: ReportStructure.path(for: element, index: number), layout: layout,
+            paintedColourGlyphs: (layouts.colorGlyphs?.paintedCount ?? 0) - painted)
+        }
       case .image(let image, let frame):
         context.draw(image, in: frame)
+        record?.noteDrawing()
       case .fill(let rect, let color):
         context.fill(rect, color: color)
+        record?.noteDrawing()
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
+        record?.noteDrawing()
       case .link(let rect, let target):
         context.addLink(rect, to: target, named: navigation)
       case .figure(let figure, let frame):
         try context.draw(figure, in: frame)
+        record?.addFigure(figure, element: number, path: ReportStructure.path(for: element, index: number))
       }
     }
     structure?.closePage()
@@ -113,8 +125,10 @@ extension DrawingContext {
     text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
   }
 
-  /// Draws the lines of `run`, the first one's top at the run's frame top.
-  func draw(_ run: ReportTextRun, layouts: ReportRunLayouts) throws {
+  /// Draws the lines of `run`, the first one's top at the run's frame top; returns the layout
+  /// drawn (the drawing record counts its glyphs).
+  @discardableResult
+  func draw(_ run: ReportTextRun, layouts: ReportRunLayouts) throws -> TextLayout {
     let layout = try layouts.layout(for: run, scale: scale)
     let lines = layout.lines
     let origin = Point(x: run.frame.minX, y: run.frame.minY - lines[run.lines.lowerBound].frame.minY)
@@ -131,7 +145,7 @@ extension DrawingContext {
         return GlyphCompositor.PlacedLine(line: pangoLine, origin: lineOrigin, offsetX: 0, offsetY: 0)
       }
       if PangoThreadState.current.glyphCompositor.show(lines: placed, in: cr, isCancelled: { false }) != nil {
-        return
+        return layout
       }
     }
     for line in lines[run.lines] {
@@ -144,5 +158,6 @@ extension DrawingContext {
       // Vector surfaces draw through cairo's glyph cache, shared by every thread (FontCacheLock).
       FontCacheLock.withLock { pango_cairo_show_layout_line(cr, pangoLine) }
     }
+    return layout
   }
 }

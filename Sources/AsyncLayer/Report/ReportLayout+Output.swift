@@ -46,7 +46,17 @@ extension ReportLayout {
 
   /// The PDF, checking `isCancelled` between pages and between a page's elements.
   func pdfData(isCancelled: @escaping () -> Bool) throws -> Data {
+    if Self.measuresOwnMarking, metadata.tagged {
+      return try ownMarkingProbe(isCancelled: isCancelled)
+    }
+    return try pdfData(isCancelled: isCancelled, record: nil)
+  }
+
+  /// The PDF; with `record`, drawn without cairo's tags (as for an untagged report) and with each
+  /// page's runs and drawing noted in `record`, for marking the content ourselves.
+  func pdfData(isCancelled: @escaping () -> Bool, record: ReportDrawingRecord?) throws -> Data {
     if isCancelled() { throw CancellationError() }
+    let tagged = metadata.tagged && record == nil
     var fields: [VectorDocument.PDFMetadataField: String] = [:]
     fields[.author] = metadata.author
     fields[.subject] = metadata.subject
@@ -65,12 +75,13 @@ extension ReportLayout {
     // that is a structure element, cairo 1.16 numbers those elements but never writes them, and
     // the xref points at missing objects (qpdf: "file is damaged"). NonStruct is not a document
     // root type, so cairo leaves /MarkInfo out and the PDF is not tagged.
-    structure.openRoot(metadata.tagged ? .document : .nonStruct)
-    let pageStructure = metadata.tagged ? structure : nil
+    structure.openRoot(tagged ? .document : .nonStruct)
+    let pageStructure = tagged ? structure : nil
     for index in pages.indices {
       try drawing.checkCancellation()
       try drawing.withSavedState {
-        try draw(page: index, in: drawing, layouts: layouts, navigation: navigation, structure: pageStructure)
+        try draw(
+          page: index, in: drawing, layouts: layouts, navigation: navigation, structure: pageStructure, record: record)
       }
       if index == pages.count - 1 { structure.closeAll() }
       FontCacheLock.withLock { cairo_show_page(context.raw) }  // emits the page: cairo's glyph cache
@@ -89,7 +100,7 @@ extension ReportLayout {
     // is written again instead, its structure tree (a plain object per table cell from cairo, 1.7
     // of the 1.8 MB of a 2,000-row table) in compressed object streams.
     var additions = PDFCatalogUpdate.Additions(language: metadata.language)
-    if metadata.tagged {
+    if tagged {
       additions.figureAlternativeTexts = structure.figureAlternativeTexts
       additions.columnHeaderScope = structure.hasColumnHeaders
       additions.packsStructure = true

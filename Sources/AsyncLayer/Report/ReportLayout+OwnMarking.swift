@@ -1,0 +1,71 @@
+import Foundation
+
+/// The untagged PDF with its content marked by us (issue 29, goal 6, a first step): no structure
+/// tree is written yet, and nothing calls this by default.
+struct ReportOwnMarking {
+  /// The PDF as cairo wrote it, untagged.
+  let data: Data
+  /// What the pages drew.
+  let record: ReportDrawingRecord
+  /// The pages' content streams as cairo wrote them.
+  let contents: PDFPageContents
+  /// Each page's marked content stream and its MCIDs.
+  let pages: [PDFContentMarker.Result]
+
+  /// Why the content could not be marked.
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+}
+
+extension ReportLayout {
+  /// Whether `ASYNCLAYER_PDF_OWN_MARKING=1` is set: then a tagged report's PDF is drawn untagged
+  /// and every page marked by ``PDFContentMarker`` (and deflated again, as a writer would), the
+  /// result thrown away, and the untagged PDF returned — a switch for measuring the cost of the
+  /// record and the marker with the unchanged `layerbench report` (bench/own-tags-marker.sh), not
+  /// an output anyone should use.
+  static let measuresOwnMarking = ProcessInfo.processInfo.environment["ASYNCLAYER_PDF_OWN_MARKING"] == "1"
+
+  /// The untagged PDF with every page's text runs marked from the drawing record.
+  func ownMarking(isCancelled: @escaping () -> Bool = { false }) throws -> ReportOwnMarking {
+    let record = ReportDrawingRecord()
+    let data = try pdfData(isCancelled: isCancelled, record: record)
+    let contents: PDFPageContents
+    do {
+      contents = try PDFPageContents(data)
+    } catch {
+      throw ReportOwnMarking.Failure(description: "reading the pages: \(error.description)")
+    }
+    guard contents.pages.count == record.pages.count else {
+      throw ReportOwnMarking.Failure(
+        description: "\(contents.pages.count) pages in the PDF, \(record.pages.count) in the record")
+    }
+    let marker = PDFContentMarker(bytesPerGlyph: contents.bytesPerGlyph)
+    var pages: [PDFContentMarker.Result] = []
+    pages.reserveCapacity(contents.pages.count)
+    for (index, (page, drawn)) in zip(contents.pages, record.pages).enumerated() {
+      do {
+        pages.append(try marker.marking(page.stream, runs: drawn.runs))
+      } catch {
+        throw ReportOwnMarking.Failure(description: "page \(index + 1): \(error.description)")
+      }
+    }
+    return ReportOwnMarking(data: data, record: record, contents: contents, pages: pages)
+  }
+
+  /// ``measuresOwnMarking``'s run: the marking, each page deflated at level 1 (what the rewrite
+  /// uses), the untagged PDF returned.
+  func ownMarkingProbe(isCancelled: @escaping () -> Bool) throws -> Data {
+    let marking = try ownMarking(isCancelled: isCancelled)
+    let compressor = try DeflateCompressor(level: 1)
+    var output: [UInt8] = []
+    for page in marking.pages {
+      let bound = compressor.zlibBound(for: page.stream.count)
+      if output.count < bound { output = [UInt8](repeating: 0, count: bound) }
+      _ = try page.stream.withUnsafeBytes { input in
+        try output.withUnsafeMutableBytes { try compressor.zlibCompress(input, into: $0) }
+      }
+    }
+    return marking.data
+  }
+}
