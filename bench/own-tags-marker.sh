@@ -4,7 +4,7 @@
 # same spec —
 #   tagged     the default: cairo 1.16's tags and our rewrite of its structure tree;
 #   untagged   the spec with "tagged": false;
-#   own-mark   the tagged spec with ASYNCLAYER_PDF_OWN_MARKING=1: drawn untagged with the drawing
+#   own-mark   the tagged spec with report --probe-own-marking (hidden): drawn untagged with the drawing
 #              record on, every page's content stream inflated, marked by PDFContentMarker and
 #              deflated again (libdeflate level 1); no structure tree yet, the output thrown away
 #              (the untagged PDF is written).
@@ -35,7 +35,7 @@ run() { # name, then the command
   case $name in
     tagged) "$@" report --spec "$out/report-table.json" -o "$out/$name.pdf" ;;
     untagged) "$@" report --spec "$out/untagged.json" -o "$out/$name.pdf" ;;
-    own-mark) ASYNCLAYER_PDF_OWN_MARKING=1 "$@" report --spec "$out/report-table.json" -o "$out/$name.pdf" ;;
+    own-mark) "$@" report --spec "$out/report-table.json" -o "$out/$name.pdf" --probe-own-marking ;;
   esac
 }
 for name in tagged untagged own-mark; do

@@ -39,6 +39,13 @@ struct ReportCommand: ParsableCommand {
   @Option(name: .long, parsing: .unconditional, help: "Device pixels per point for PNG pages, 0.1–16.")
   var scale: Double = 2
 
+  @Flag(
+    name: .customLong("probe-own-marking"),
+    help: ArgumentHelp(
+      "Measuring only (bench/own-tags-marker.sh): mark a tagged report's content ourselves, throw it away, write the untagged PDF.",
+      visibility: .hidden))
+  var probeOwnMarking = false
+
   func validate() throws {
     guard ["pdf", "svg", "png"].contains(outputExtension) else {
       throw ValidationErrorMessage("-o: cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
@@ -77,7 +84,7 @@ struct ReportCommand: ParsableCommand {
     var written: [String] = []
     switch outputExtension {
     case "pdf":
-      try FileAccess.write(layout.pdfData(), to: output)
+      try FileAccess.write(probeOwnMarking ? layout.ownMarkingProbe() : layout.pdfData(), to: output)
       written = [output]
     case "svg":
       try FileAccess.write(layout.svgData(), to: output)

@@ -46,9 +46,6 @@ extension ReportLayout {
 
   /// The PDF, checking `isCancelled` between pages and between a page's elements.
   func pdfData(isCancelled: @escaping () -> Bool) throws -> Data {
-    if Self.measuresOwnMarking, metadata.tagged {
-      return try ownMarkingProbe(isCancelled: isCancelled)
-    }
     return try pdfData(isCancelled: isCancelled, record: nil)
   }
 

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The untagged PDF with its content marked by us (issue 29, goal 6, a first step): no structure
 /// tree is written yet, and nothing calls this by default.
@@ -19,13 +19,6 @@ struct ReportOwnMarking {
 }
 
 extension ReportLayout {
-  /// Whether `ASYNCLAYER_PDF_OWN_MARKING=1` is set: then a tagged report's PDF is drawn untagged
-  /// and every page marked by ``PDFContentMarker`` (and deflated again, as a writer would), the
-  /// result thrown away, and the untagged PDF returned — a switch for measuring the cost of the
-  /// record and the marker with the unchanged `layerbench report` (bench/own-tags-marker.sh), not
-  /// an output anyone should use.
-  static let measuresOwnMarking = ProcessInfo.processInfo.environment["ASYNCLAYER_PDF_OWN_MARKING"] == "1"
-
   /// The untagged PDF with every page's text runs marked from the drawing record.
   func ownMarking(isCancelled: @escaping () -> Bool = { false }) throws -> ReportOwnMarking {
     let record = ReportDrawingRecord()
@@ -53,9 +46,12 @@ extension ReportLayout {
     return ReportOwnMarking(data: data, record: record, contents: contents, pages: pages)
   }
 
-  /// ``measuresOwnMarking``'s run: the marking, each page deflated at level 1 (what the rewrite
-  /// uses), the untagged PDF returned.
-  func ownMarkingProbe(isCancelled: @escaping () -> Bool) throws -> Data {
+  /// A measuring run for `layerbench report --probe-own-marking` (bench/own-tags-marker.sh): a
+  /// tagged report drawn untagged with the drawing record, every page marked and deflated at level 1
+  /// (what the rewrite uses), the result thrown away, and the untagged PDF returned. Not an output
+  /// anyone should use: it has no structure tree. An untagged report is returned as usual.
+  package func ownMarkingProbe(isCancelled: @escaping () -> Bool = { false }) throws -> Data {
+    guard metadata.tagged else { return try pdfData(isCancelled: isCancelled) }
     let marking = try ownMarking(isCancelled: isCancelled)
     let compressor = try DeflateCompressor(level: 1)
     var output: [UInt8] = []
