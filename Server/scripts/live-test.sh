@@ -54,30 +54,33 @@ metric() { curl -fsS "$URL/metrics" | awk -v name="$1" '$1 == name {print $2}'; 
 running='asynclayer_draws_cancelled_total{stage="running"}'
 before=$(metric "$running")
 
-# A large tile (about 200 KiB of text, wrapped at 2000 pt, scale 2): seconds of drawing. curl gives up
-# after 1 s and closes the connection; the draw must stop (cancelled while running).
+# A large tile (about 200 KiB of text, wrapped at 2000 pt, scale 2): seconds of drawing. The client
+# (hang_up, below) sends it, waits until the server has the draw on its pool (queue depth >= 1, read from
+# /metrics on another connection) and 0.5 s more, so that the draw is running, and closes the connection;
+# the draw must stop (cancelled while running). A fixed wait instead raced the server's reading and
+# parsing of the body on a busy machine: closed before the draw was submitted, there was nothing to cancel.
 python3 -c 'import json, sys; json.dump({"text": "Lorem ipsum dolor sit amet " * 7500, "width": 2000, "scale": 2}, sys.stdout)' >"$WORK/big.json"
-start=$(date +%s.%N)
-curl -s -o /dev/null --max-time 1 --data-binary "@$WORK/big.json" "$URL/tile.png?timeout=120000" && fail "the large tile finished within 1 s: it is not large enough for the hang-up test"
-after=""
-for _ in $(seq 1 100); do
-  after=$(metric "$running")
-  [ "${after%.*}" -gt "${before%.*}" ] && break
-  sleep 0.1
-done
-[ "${after%.*}" -gt "${before%.*}" ] || fail "no draw was cancelled while running after the client hung up ($running: $before → $after)"
-stopped=$(python3 -c "import time; print(f'{time.time() - $start:.2f}')")
-echo "live-test: hang-up cancelled the running draw ($running $before → $after, $stopped s after the request started)"
-
-# The same on a kept-alive connection: two tiles answered on it, then the large tile, and the client
-# closes the connection 1 s in; the third request's draw must be cancelled while running.
-before=$(metric "$running")
-python3 - "$PORT" "$WORK/big.json" <<'PY' || fail "keep-alive client"
+# hang_up PRELUDE: on one connection, PRELUDE small tiles (each answered there, never with
+# Connection: close), then the large tile, then the hang-up as above.
+hang_up() {
+  python3 - "$PORT" "$WORK/big.json" "$1" <<'PY'
 import socket, sys, time
-port, body = int(sys.argv[1]), open(sys.argv[2], "rb").read()
+port, body, prelude = int(sys.argv[1]), open(sys.argv[2], "rb").read(), int(sys.argv[3])
+
+def queue_depth():
+    with socket.create_connection(("127.0.0.1", port)) as m:
+        m.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while (chunk := m.recv(65536)):
+            data += chunk
+    for line in data.decode().splitlines():
+        if line.startswith("asynclayer_queue_depth "):
+            return float(line.split()[1])
+    return 0.0
+
 s = socket.create_connection(("127.0.0.1", port))
 f = s.makefile("rb")
-for text in ("one", "two"):
+for text in ["one", "two"][:prelude]:
     s.sendall(f"GET /tile.png?text={text} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
     status = f.readline().split()[1]
     headers = {}
@@ -88,16 +91,44 @@ for text in ("one", "two"):
     assert status == b"200" and headers.get("connection") != "close", (status, headers)
 s.sendall(b"POST /tile.png?timeout=120000 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
           + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-time.sleep(1)
+deadline = time.monotonic() + 30
+while queue_depth() < 1:
+    if time.monotonic() > deadline:
+        sys.exit("the large tile's draw never reached the pool within 30 s")
+    time.sleep(0.05)
+time.sleep(0.5)
+s.setblocking(False)
+try:
+    if s.recv(1):
+        sys.exit("the large tile was answered within 0.5 s of its draw starting: it is not large enough for the hang-up test")
+except BlockingIOError:
+    pass
 s.close()
 PY
-after=""
-for _ in $(seq 1 100); do
-  after=$(metric "$running")
-  [ "${after%.*}" -gt "${before%.*}" ] && break
-  sleep 0.1
-done
-[ "${after%.*}" -gt "${before%.*}" ] || fail "no draw was cancelled after a hang-up on a kept-alive connection ($running: $before → $after)"
+}
+# Waits (at most 10 s) for a draw cancelled while running, and fails with MESSAGE otherwise.
+expect_running_cancel() {
+  local message=$1 after=""
+  for _ in $(seq 1 100); do
+    after=$(metric "$running")
+    [ "${after%.*}" -gt "${before%.*}" ] && break
+    sleep 0.1
+  done
+  [ "${after%.*}" -gt "${before%.*}" ] \
+    || fail "$message ($running: $before → $after; cancelled while queued: $(metric 'asynclayer_draws_cancelled_total{stage="queued"}'))"
+  echo "$after"
+}
+start=$(date +%s.%N)
+hang_up 0 || fail "hang-up client"
+after=$(expect_running_cancel "no draw was cancelled while running after the client hung up")
+stopped=$(python3 -c "import time; print(f'{time.time() - $start:.2f}')")
+echo "live-test: hang-up cancelled the running draw ($running $before → $after, $stopped s after the request started)"
+
+# The same on a kept-alive connection: two tiles answered on it, then the large tile, and the client
+# closes the connection while its draw runs; the third request's draw must be cancelled while running.
+before=$(metric "$running")
+hang_up 2 || fail "keep-alive client"
+after=$(expect_running_cancel "no draw was cancelled after a hang-up on a kept-alive connection")
 echo "live-test: two tiles on one connection, then a hang-up during the third cancelled its running draw ($running $before → $after)"
 curl -fsS "$URL/metrics" | grep -E '^asynclayer_(draws|draw_cpu|client_hangups)' || true
 
