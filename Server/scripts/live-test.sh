@@ -52,6 +52,12 @@ echo "live-test: wrk completed $requests requests"
 
 metric() { curl -fsS "$URL/metrics" | awk -v name="$1" '$1 == name {print $2}'; }
 running='asynclayer_draws_cancelled_total{stage="running"}'
+# wrk's connections close at its end, cancelling the draws they had in flight: let those end first, so
+# that the counter read next moves only for the hang-ups below.
+for _ in $(seq 1 100); do
+  [ "$(metric asynclayer_queue_depth)" = "0" ] && break
+  sleep 0.1
+done
 before=$(metric "$running")
 
 # A large tile (about 200 KiB of text, wrapped at 2000 pt, scale 2): seconds of drawing. The client
