@@ -119,15 +119,7 @@ final class ReportDrawingRecord {
     guard let font = pango_cairo_font_get_scaled_font(pangoFont) else { return false }
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
     if let known = colourFonts[key] { return known }
-    let found: Bool = FontCacheLock.withLock {
-      guard let face = cairo_ft_scaled_font_lock_face(font) else { return false }
-      defer { cairo_ft_scaled_font_unlock_face(font) }
-      guard face.pointee.face_flags & FT_Long(FT_FACE_FLAG_COLOR) != 0, face.pointee.num_fixed_sizes > 0,
-        let sizes = face.pointee.available_sizes
-      else { return false }
-      let largest = (0..<Int(face.pointee.num_fixed_sizes)).map { Double(sizes[$0].y_ppem) / 64 }.max() ?? 0
-      return largest > 0 && largest <= 1024
-    }
+    let found = VectorColorGlyphs.colourStrike(of: font) != nil
     colourFonts[key] = found
     return found
   }

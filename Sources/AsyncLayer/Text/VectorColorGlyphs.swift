@@ -135,7 +135,16 @@ final class VectorColorGlyphs {
   private func strike(of font: OpaquePointer) -> Double? {
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
     if let known = strikes[key] { return known }
-    let found: Double? = FontCacheLock.withLock {
+    let found = Self.colourStrike(of: font)
+    strikes[key] = found
+    return found
+  }
+
+  /// The largest bitmap strike of the face behind cairo scaled font `font` when the face has
+  /// colour glyphs, read under `FontCacheLock`; nil for an ordinary face. Not remembered: callers
+  /// keep their own per-font answer.
+  static func colourStrike(of font: OpaquePointer) -> Double? {
+    FontCacheLock.withLock {
       guard let face = cairo_ft_scaled_font_lock_face(font) else { return nil }
       defer { cairo_ft_scaled_font_unlock_face(font) }
       guard face.pointee.face_flags & FT_Long(FT_FACE_FLAG_COLOR) != 0, face.pointee.num_fixed_sizes > 0,
@@ -145,8 +154,6 @@ final class VectorColorGlyphs {
       // A strike past this is not a bitmap a font would ship; treat the face as an ordinary one.
       return largest > 0 && largest <= 1024 ? largest : nil
     }
-    strikes[key] = found
-    return found
   }
 
   /// The glyph's image at the strike size, rendered the first time (under FontCacheLock).
