@@ -109,6 +109,16 @@ struct BandedRedrawTests {
   /// 600 × 1 400 points at 2×: 13.4 MB, over the recycler's minimum, so draws reuse the spare.
   static let documentHeight: Double = 1800
 
+  /// The registered-font generation, read at a test's start and compared at its end by
+  /// ``fontsUnchanged(since:)``.
+  static var fontGeneration: Int { FontFiles.generation.load(ordering: .acquiring) }
+
+  /// Whether no font was registered since `generation`. A font registered by a test running beside
+  /// this one is part of every band's key (it may change fallbacks), so the draws after it redraw
+  /// every line: counts of redrawn lines are asserted only when this holds. The pixels are compared
+  /// with full draws either way.
+  static func fontsUnchanged(since generation: Int) -> Bool { fontGeneration == generation }
+
   static func documentLayer(loop: MainLoop, pool: QueuePool? = nil, async: Bool = false) -> TextLayer {
     let layer = pool.map { TextLayer(loop: loop, pool: $0) } ?? TextLayer(loop: loop)
     // Tall enough for the whole document with room to spare: with 1,400 pt its last line (44 lines of
@@ -173,6 +183,7 @@ struct BandedRedrawTests {
 
   @Test("typing, inserting and deleting: each draw equals a full draw, and later draws redraw few lines")
   func editsMatchFullDraws() throws {
+    let fonts = Self.fontGeneration
     let loop = MainLoop(clock: .manual)
     let layer = Self.documentLayer(loop: loop)
     let reports = Mutex<[TextDrawReport]>([])
@@ -194,9 +205,10 @@ struct BandedRedrawTests {
     // The first draw drew everything. The second had no spare yet: it copied the shown contents
     // and drew what changed. Typing at the end redraws a few lines.
     #expect(all[0].linesToDraw == all[0].lineCount)
-    #expect(all[1].linesToDraw >= 1 && all[1].linesToDraw <= 4, "\(all[1])")
     let typed = all[3]  // " 描画" after " 🎉": the spare shows the state before " typed"
     #expect(typed.lineCount > 40)
+    guard Self.fontsUnchanged(since: fonts) else { return }
+    #expect(all[1].linesToDraw >= 1 && all[1].linesToDraw <= 4, "\(all[1])")
     #expect(typed.linesToDraw >= 1 && typed.linesToDraw <= 4, "\(typed)")
     #expect(all.last!.linesToDraw <= 4)
   }
@@ -250,6 +262,7 @@ struct BandedRedrawTests {
 
   @Test("four layers of different families, weights, sizes and scales, edited together on two queues, match full draws")
   func concurrentLayersMatchFullDraws() throws {
+    let fonts = Self.fontGeneration
     let loop = MainLoop(clock: .manual)
     let pool = QueuePool(queueCount: 2)
     defer { pool.shutdown() }
@@ -286,11 +299,12 @@ struct BandedRedrawTests {
     }
     // Most draws after the first rounds were banded: fewer lines drawn than the layout has.
     let banded = reports.withLock { $0.filter { $0.linesToDraw < $0.lineCount }.count }
-    #expect(banded >= 16, "\(banded) banded draws")
+    if Self.fontsUnchanged(since: fonts) { #expect(banded >= 16, "\(banded) banded draws") }
   }
 
   @Test("a draw cancelled part-way leaves rows that the next draw redraws, even back to the old text")
   func cancelledDrawLeavesNoTrace() throws {
+    let fonts = Self.fontGeneration
     let loop = MainLoop(clock: .manual)
     // One queue: the next draw starts after the cancelled one has given the spare back.
     let pool = QueuePool(queueCount: 1)
@@ -327,7 +341,9 @@ struct BandedRedrawTests {
     try #require(all.count == 4)
     #expect(all[2].wasCancelled && all[2].linesDrawn == 2 && all[2].linesToDraw > 3, "\(all[2])")
     // The last draw redrew the rows the cancelled one wrote, not the whole document.
-    #expect(all[3].linesToDraw >= 1 && all[3].linesToDraw < all[3].lineCount / 2, "\(all[3])")
+    if Self.fontsUnchanged(since: fonts) {
+      #expect(all[3].linesToDraw >= 1 && all[3].linesToDraw < all[3].lineCount / 2, "\(all[3])")
+    }
     #expect(layer.statistics.cancelledMidDraw == 1)
   }
 }
