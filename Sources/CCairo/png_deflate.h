@@ -26,6 +26,8 @@
 
 #define ASYNCLAYER_DEFLATE_HASH_BITS 13
 #define ASYNCLAYER_DEFLATE_WINDOW 32768
+/// The token of a blank row (its filter byte in the low 8 bits), above every match token.
+#define ASYNCLAYER_BLANK_ROW 0xff000000u
 
 /// Scratch bytes for `count` input bytes: the hash table plus one 4-byte token per input byte.
 static inline size_t asynclayer_deflate_scratch_bytes(size_t count) {
@@ -98,7 +100,14 @@ static inline void asynclayer_token_copy(asynclayer_token_list *t, const uint8_t
   while (length >= 3) {
     size_t take = length > 258 ? 258 : length;
     if (length - take > 0 && length - take < 3) take = length - 3;
-    asynclayer_token_match(t, take, distance);
+    if (distance == 1) {
+      // A run (the commonest match): its token is below 512 and its distance symbol 0.
+      t->tokens[t->count++] = (uint32_t)(253 + take);
+      t->litlen_freq[257 + asynclayer_length_symbols[take - 3]]++;
+      t->dist_freq[0]++;
+    } else {
+      asynclayer_token_match(t, take, distance);
+    }
     length -= take;
   }
   for (; length > 0; length--) asynclayer_token_literal(t, end[-(ptrdiff_t)length]);
@@ -169,19 +178,60 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
                                              void *scratch) {
   if (capacity < asynclayer_deflate_bound(count)) return 0;
   int32_t *head = (int32_t *)scratch;
-  memset(head, 0xff, ((size_t)1 << ASYNCLAYER_DEFLATE_HASH_BITS) * 4);
+  memset(head, 0x80, ((size_t)1 << ASYNCLAYER_DEFLATE_HASH_BITS) * 4);  // -2139062144: no position
   asynclayer_token_list t;
   memset(&t, 0, sizeof t);
   t.tokens = (uint32_t *)scratch + ((size_t)1 << ASYNCLAYER_DEFLATE_HASH_BITS);
-  size_t i = 0;
+  size_t i = 0, fast_end = count >= 4 ? count - 4 : 0;
   // The next row start to look at for a blank row (past the end when there are no flags).
   size_t next_row = blank != NULL && row_bytes >= 3 ? 0 : count;
+  // After its filter byte every blank row is the same tokens (a zero, then a distance-1 run), so a
+  // blank row becomes one token, ASYNCLAYER_BLANK_ROW | filter byte; the rest is counted once per
+  // row after the scan and written from bits prepared once (rows of up to 8 × 258 bytes).
+  int blank_token = row_bytes - 2 <= 8 * 258;
+  size_t blank_rows = 0;
+  // Positions below fast_limit are past the first byte, before the next row start and before the
+  // last 3 bytes: there one compare decides that the loop takes the common steps.
+  size_t fast_limit = 0;
   while (i < count) {
+    if (__builtin_expect(i < fast_limit, 1)) {
+      // A run of the previous byte (the byte before i and the 3 from i all equal): distance-1
+      // matches. Then a match of the 4 bytes from i at the last position with their hash.
+      uint32_t four = asynclayer_load32(input + i - 1), bytes = asynclayer_load32(input + i);
+      if (four == (four & 0xff) * 0x01010101u) {
+        size_t run = 3 + asynclayer_run_length(input + i + 3, count - i - 3, (uint8_t)four);
+        i += run;
+        asynclayer_token_copy(&t, input + i, run, 1);
+        continue;
+      }
+      uint32_t hash = (bytes * 0x1E35A7BDu) >> (32 - ASYNCLAYER_DEFLATE_HASH_BITS);
+      int32_t candidate = head[hash];
+      head[hash] = (int32_t)i;
+      // An empty slot holds a large negative position, always out of the window.
+      if ((size_t)((ptrdiff_t)i - candidate) <= ASYNCLAYER_DEFLATE_WINDOW &&
+          asynclayer_load32(input + candidate) == bytes) {
+        size_t limit = count - i < 258 ? count - i : 258;
+        size_t length = 4 + asynclayer_match_length(input + candidate + 4, input + i + 4, limit - 4);
+        asynclayer_token_match(&t, length, i - (size_t)candidate);
+        i += length;
+        continue;
+      }
+      asynclayer_token_literal(&t, input[i]);
+      i++;
+      continue;
+    }
     if (i >= next_row) {
       // At (or, after a match that ran into it, past) the start of row i / row_bytes.
       size_t row = i / row_bytes;
       next_row = (row + 1) * row_bytes;
       if (i == row * row_bytes && next_row <= count && blank[row]) {
+        if (blank_token) {
+          t.tokens[t.count++] = ASYNCLAYER_BLANK_ROW | input[i];
+          t.litlen_freq[input[i]]++;
+          blank_rows++;
+          i = next_row;
+          continue;
+        }
         asynclayer_token_literal(&t, input[i]);
         asynclayer_token_literal(&t, 0);
         asynclayer_token_copy(&t, input + next_row, row_bytes - 2, 1);
@@ -189,7 +239,9 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
         continue;
       }
     }
-    // A run of the previous byte (the byte before i and the 3 from i all equal): distance-1 matches.
+    fast_limit = next_row < fast_end + 1 ? next_row : fast_end + 1;
+    if (i > 0 && i < fast_limit) continue;
+    // The first byte and the last 3: the same steps where they apply.
     if (i > 0 && i + 3 <= count) {
       uint32_t four = asynclayer_load32(input + i - 1);
       if (four == (four & 0xff) * 0x01010101u) {
@@ -204,7 +256,7 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
       uint32_t hash = (bytes * 0x1E35A7BDu) >> (32 - ASYNCLAYER_DEFLATE_HASH_BITS);
       int32_t candidate = head[hash];
       head[hash] = (int32_t)i;
-      if (candidate >= 0 && i - (size_t)candidate <= ASYNCLAYER_DEFLATE_WINDOW &&
+      if ((size_t)((ptrdiff_t)i - candidate) <= ASYNCLAYER_DEFLATE_WINDOW &&
           asynclayer_load32(input + candidate) == bytes) {
         size_t limit = count - i < 258 ? count - i : 258;
         size_t length = 4 + asynclayer_match_length(input + candidate + 4, input + i + 4, limit - 4);
@@ -217,6 +269,28 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
     i++;
   }
   t.litlen_freq[256]++;
+  // The tokens of a blank row after its filter byte (asynclayer_token_copy's split), counted once per row.
+  uint32_t row_tail[12];
+  unsigned row_tail_count = 0;
+  if (blank_rows > 0) {
+    row_tail[row_tail_count++] = 0;
+    size_t length = row_bytes - 2;
+    while (length >= 3) {
+      size_t take = length > 258 ? 258 : length;
+      if (length - take > 0 && length - take < 3) take = length - 3;
+      row_tail[row_tail_count++] = (uint32_t)(253 + take);
+      length -= take;
+    }
+    for (; length > 0; length--) row_tail[row_tail_count++] = 0;
+    for (unsigned k = 0; k < row_tail_count; k++) {
+      if (row_tail[k] < 256) {
+        t.litlen_freq[row_tail[k]] += (uint32_t)blank_rows;
+      } else {
+        t.litlen_freq[257 + asynclayer_length_symbols[row_tail[k] - 256]] += (uint32_t)blank_rows;
+        t.dist_freq[0] += (uint32_t)blank_rows;
+      }
+    }
+  }
 
   uint8_t lengths[286 + 30];
   asynclayer_huffman_lengths(t.litlen_freq, 286, 15, lengths);
@@ -284,6 +358,26 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
     dist_entry[s] = dist_codes[s] | (uint32_t)lengths[286 + s] << 16 |
                     (uint32_t)(lengths[286 + s] + asynclayer_distance_extra[s]) << 24;
 
+  // A blank row's tail as pieces of at most 56 bits (each token's code is at most 35).
+  uint64_t row_tail_pieces[12];
+  unsigned row_tail_piece_count = 0;
+  if (row_tail_count > 0) {
+    uint64_t piece = 0;
+    unsigned piece_bits = 0;
+    for (unsigned k = 0; k < row_tail_count; k++) {
+      uint64_t entry = short_entry[row_tail[k]];
+      unsigned n = (unsigned)(entry >> 56);
+      if (piece_bits + n > 56) {
+        row_tail_pieces[row_tail_piece_count++] = piece | (uint64_t)piece_bits << 56;
+        piece = 0;
+        piece_bits = 0;
+      }
+      piece |= (entry & 0xffffffffffffffull) << piece_bits;
+      piece_bits += n;
+    }
+    row_tail_pieces[row_tail_piece_count++] = piece | (uint64_t)piece_bits << 56;
+  }
+
   asynclayer_bit_writer w = {0, 0, 0, output, 0, capacity};
   asynclayer_put_bits(&w, 0x0178, 16);  // zlib header: deflate, 32 KiB window, fastest (bytes 78 01)
   asynclayer_put_bits(&w, 1 | 2 << 1, 3);  // the final block, dynamic Huffman
@@ -301,26 +395,34 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
   uint64_t bits = w.bits;
   unsigned held = w.count;
   uint8_t *out = output + w.position;
+// Appends a table entry (code bits below bit 56, their count above) with one 8-byte store.
+#define ASYNCLAYER_WRITE_ENTRY(entry)                                              \
+  do {                                                                             \
+    bits |= ((entry)&0xffffffffffffffull) << held; /* held < 8, at most 56 more */ \
+    held += (unsigned)((entry) >> 56);                                             \
+    memcpy(out, &bits, 8);                                                         \
+    out += held >> 3;                                                              \
+    bits >>= held & 56;                                                            \
+    held &= 7;                                                                     \
+  } while (0)
   for (size_t k = 0; k < t.count; k++) {
     uint32_t token = t.tokens[k];
     uint64_t entry;
     if (token < 512) {
       entry = short_entry[token];
-    } else {
+    } else if (token < ASYNCLAYER_BLANK_ROW) {
       unsigned symbol = token >> 24, distance = (token >> 9) & 0x7fff, d = dist_entry[symbol];
       entry = length_entry[token & 255];
       uint64_t code = (d & 0xffff) | (uint64_t)(distance - asynclayer_distance_base[symbol]) << ((d >> 16) & 0xff);
       entry += code << (entry >> 56) | (uint64_t)(d >> 24) << 56;
+    } else {
+      ASYNCLAYER_WRITE_ENTRY(short_entry[token & 255]);
+      for (unsigned p = 0; p + 1 < row_tail_piece_count; p++) ASYNCLAYER_WRITE_ENTRY(row_tail_pieces[p]);
+      entry = row_tail_pieces[row_tail_piece_count - 1];
     }
-    uint64_t value = entry & 0xffffffffffffffull;
-    unsigned n = (unsigned)(entry >> 56);
-    bits |= value << held;  // held < 8 and n ≤ 48: at most 55 bits in use
-    held += n;
-    memcpy(out, &bits, 8);
-    out += held >> 3;
-    bits >>= held & 56;
-    held &= 7;
+    ASYNCLAYER_WRITE_ENTRY(entry);
   }
+#undef ASYNCLAYER_WRITE_ENTRY
   w.bits = bits;
   w.count = held;
   w.position = (size_t)(out - output);

@@ -155,39 +155,73 @@ static inline void asynclayer_huffman_lengths(const uint32_t *freq_in, unsigned 
       for (unsigned s = 0, k = 0; s < n; s++)
         if (freq[s]) symbols[k++] = s;
     asynclayer_sort_by_count(freq, symbols, used);
-    // The two-queue construction: leaves in order, internal nodes in the order they are made.
-    uint64_t weight[576];
-    int parent[576];
-    unsigned leaf = 0, next_internal = used, total = 2 * used - 1;
-    for (unsigned i = 0; i < used; i++) weight[i] = freq[symbols[i]];
-    unsigned internal_head = used;
-    for (; next_internal < total; next_internal++) {
-      unsigned pick[2];
-      for (int k = 0; k < 2; k++) {
-        if (leaf < used && (internal_head >= next_internal || weight[leaf] <= weight[internal_head]))
-          pick[k] = leaf++;
-        else
-          pick[k] = internal_head++;
+    // Moffat and Katajainen's in-place construction over the sorted counts: the same tree as
+    // pairing the two lightest of the leaves (in order) and the internal nodes (in the order they
+    // are made), leaves first on ties, in three passes over one array.
+    uint32_t a[288];
+    for (unsigned i = 0; i < used; i++) a[i] = freq[symbols[i]];
+    unsigned root = 0, leaf = 2, next;
+    a[0] += a[1];
+    for (next = 1; next < used - 1; next++) {
+      if (leaf >= used || a[root] < a[leaf]) {
+        a[next] = a[root];
+        a[root++] = next;
+      } else {
+        a[next] = a[leaf++];
       }
-      weight[next_internal] = weight[pick[0]] + weight[pick[1]];
-      parent[pick[0]] = (int)next_internal;
-      parent[pick[1]] = (int)next_internal;
+      if (leaf >= used || (root < next && a[root] < a[leaf])) {
+        a[next] += a[root];
+        a[root++] = next;
+      } else {
+        a[next] += a[leaf++];
+      }
     }
-    // Depths from the root (the last node) down.
-    unsigned depth[576];
-    depth[total - 1] = 0;
-    unsigned longest = 0;
-    for (int i = (int)total - 2; i >= 0; i--) {
-      depth[i] = depth[parent[i]] + 1;
-      if ((unsigned)i < used && depth[i] > longest) longest = depth[i];
+    // Depths of the internal nodes (each holds its parent's index), from the root down.
+    a[used - 2] = 0;
+    for (int k = (int)used - 3; k >= 0; k--) a[k] = a[a[k]] + 1;
+    // Leaf depths, heaviest leaves shallowest.
+    int available = 1, internal = (int)used - 2, target = (int)used - 1;
+    unsigned depth = 0;
+    while (available > 0) {
+      int taken = 0;
+      while (internal >= 0 && a[internal] == depth) {
+        taken++;
+        internal--;
+      }
+      while (available > taken) {
+        a[target--] = depth;
+        available--;
+      }
+      available = 2 * taken;
+      depth++;
     }
-    if (longest <= limit) {
-      for (unsigned i = 0; i < used; i++) lengths[symbols[i]] = (uint8_t)depth[i];
+    if (a[0] <= limit) {
+      for (unsigned i = 0; i < used; i++) lengths[symbols[i]] = (uint8_t)a[i];
       return;
     }
     for (unsigned i = 0; i < used; i++) freq[symbols[i]] = (freq[symbols[i]] >> 1) | 1;
   }
 }
+
+/// Each byte with its bits in reverse order.
+static const uint8_t asynclayer_reversed_bytes[256] = {
+    0, 128, 64, 192, 32, 160, 96, 224, 16, 144, 80, 208, 48, 176, 112, 240,
+    8, 136, 72, 200, 40, 168, 104, 232, 24, 152, 88, 216, 56, 184, 120, 248,
+    4, 132, 68, 196, 36, 164, 100, 228, 20, 148, 84, 212, 52, 180, 116, 244,
+    12, 140, 76, 204, 44, 172, 108, 236, 28, 156, 92, 220, 60, 188, 124, 252,
+    2, 130, 66, 194, 34, 162, 98, 226, 18, 146, 82, 210, 50, 178, 114, 242,
+    10, 138, 74, 202, 42, 170, 106, 234, 26, 154, 90, 218, 58, 186, 122, 250,
+    6, 134, 70, 198, 38, 166, 102, 230, 22, 150, 86, 214, 54, 182, 118, 246,
+    14, 142, 78, 206, 46, 174, 110, 238, 30, 158, 94, 222, 62, 190, 126, 254,
+    1, 129, 65, 193, 33, 161, 97, 225, 17, 145, 81, 209, 49, 177, 113, 241,
+    9, 137, 73, 201, 41, 169, 105, 233, 25, 153, 89, 217, 57, 185, 121, 249,
+    5, 133, 69, 197, 37, 165, 101, 229, 21, 149, 85, 213, 53, 181, 117, 245,
+    13, 141, 77, 205, 45, 173, 109, 237, 29, 157, 93, 221, 61, 189, 125, 253,
+    3, 131, 67, 195, 35, 163, 99, 227, 19, 147, 83, 211, 51, 179, 115, 243,
+    11, 139, 75, 203, 43, 171, 107, 235, 27, 155, 91, 219, 59, 187, 123, 251,
+    7, 135, 71, 199, 39, 167, 103, 231, 23, 151, 87, 215, 55, 183, 119, 247,
+    15, 143, 79, 207, 47, 175, 111, 239, 31, 159, 95, 223, 63, 191, 127, 255,
+};
 
 /// Canonical codes for `lengths`, bit-reversed for the LSB-first writer.
 static inline void asynclayer_huffman_codes(const uint8_t *lengths, unsigned n, uint16_t *codes) {
@@ -205,12 +239,9 @@ static inline void asynclayer_huffman_codes(const uint8_t *lengths, unsigned n, 
       codes[s] = 0;
       continue;
     }
-    // Reverse the 16-bit code, then drop the bits below the code's length.
+    // Reverse the 16-bit code a byte at a time, then drop the bits below the code's length.
     unsigned v = next[len]++;
-    v = ((v >> 1) & 0x5555) | ((v & 0x5555) << 1);
-    v = ((v >> 2) & 0x3333) | ((v & 0x3333) << 2);
-    v = ((v >> 4) & 0x0f0f) | ((v & 0x0f0f) << 4);
-    v = ((v >> 8) & 0x00ff) | ((v & 0x00ff) << 8);
+    v = (unsigned)asynclayer_reversed_bytes[v & 0xff] << 8 | asynclayer_reversed_bytes[v >> 8];
     codes[s] = (uint16_t)(v >> (16 - len));
   }
 }
