@@ -191,10 +191,10 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
   int blank_token = row_bytes - 2 <= 8 * 258;
   size_t blank_rows = 0;
   // Positions below fast_limit are past the first byte, before the next row start and before the
-  // last 3 bytes: there one compare decides that the loop takes the common steps.
+  // last 3 bytes: the inner loop takes the common steps there, one compare per position.
   size_t fast_limit = 0;
   while (i < count) {
-    if (__builtin_expect(i < fast_limit, 1)) {
+    while (i < fast_limit) {
       // A run of the previous byte (the byte before i and the 3 from i all equal): distance-1
       // matches. Then a match of the 4 bytes from i at the last position with their hash.
       uint32_t four = asynclayer_load32(input + i - 1), bytes = asynclayer_load32(input + i);
@@ -218,8 +218,8 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
       }
       asynclayer_token_literal(&t, input[i]);
       i++;
-      continue;
     }
+    if (i >= count) break;
     if (i >= next_row) {
       // At (or, after a match that ran into it, past) the start of row i / row_bytes.
       size_t row = i / row_bytes;
@@ -341,18 +341,19 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
   uint16_t litlen_codes[286], dist_codes[30];
   asynclayer_huffman_codes(lengths, 286, litlen_codes);
   asynclayer_huffman_codes(lengths + 286, 30, dist_codes);
-  // Codes with their bit counts in the top byte: a literal's; a length's with its extra bits, and the
-  // code of distance 1 after them (`short_entry`, for tokens under 512); a length's alone
-  // (`length_entry`); a distance's code with its code length in bits 16–23.
+  // Codes shifted up 8 bits above their bit count (so the writer needs one shift to take the code):
+  // a literal's; a length's with its extra bits, and the code of distance 1 after them
+  // (`short_entry`, for tokens under 512); a length's alone (`length_entry`); a distance's code
+  // with its code length in bits 16–23 and its bit count with the extra bits in 24–31.
   uint64_t short_entry[512], length_entry[256];
   uint32_t dist_entry[30];
-  for (unsigned s = 0; s < 256; s++) short_entry[s] = litlen_codes[s] | (uint64_t)lengths[s] << 56;
+  for (unsigned s = 0; s < 256; s++) short_entry[s] = (uint64_t)litlen_codes[s] << 8 | lengths[s];
   for (unsigned l = 0; l < 256; l++) {
     unsigned symbol = asynclayer_length_symbols[l], code_length = lengths[257 + symbol];
     unsigned n = code_length + asynclayer_length_extra[symbol];
     uint64_t value = litlen_codes[257 + symbol] | (uint64_t)(l - asynclayer_length_base[symbol]) << code_length;
-    length_entry[l] = value | (uint64_t)n << 56;
-    short_entry[256 + l] = value | (uint64_t)dist_codes[0] << n | (uint64_t)(n + lengths[286]) << 56;
+    length_entry[l] = value << 8 | n;
+    short_entry[256 + l] = (value | (uint64_t)dist_codes[0] << n) << 8 | (n + lengths[286]);
   }
   for (unsigned s = 0; s < 30; s++)
     dist_entry[s] = dist_codes[s] | (uint32_t)lengths[286 + s] << 16 |
@@ -366,16 +367,16 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
     unsigned piece_bits = 0;
     for (unsigned k = 0; k < row_tail_count; k++) {
       uint64_t entry = short_entry[row_tail[k]];
-      unsigned n = (unsigned)(entry >> 56);
+      unsigned n = (unsigned)(entry & 0xff);
       if (piece_bits + n > 56) {
-        row_tail_pieces[row_tail_piece_count++] = piece | (uint64_t)piece_bits << 56;
+        row_tail_pieces[row_tail_piece_count++] = piece << 8 | piece_bits;
         piece = 0;
         piece_bits = 0;
       }
-      piece |= (entry & 0xffffffffffffffull) << piece_bits;
+      piece |= (entry >> 8) << piece_bits;
       piece_bits += n;
     }
-    row_tail_pieces[row_tail_piece_count++] = piece | (uint64_t)piece_bits << 56;
+    row_tail_pieces[row_tail_piece_count++] = piece << 8 | piece_bits;
   }
 
   asynclayer_bit_writer w = {0, 0, 0, output, 0, capacity};
@@ -395,11 +396,11 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
   uint64_t bits = w.bits;
   unsigned held = w.count;
   uint8_t *out = output + w.position;
-// Appends a table entry (code bits below bit 56, their count above) with one 8-byte store.
+// Appends a table entry (code bits from bit 8, their count below) with one 8-byte store.
 #define ASYNCLAYER_WRITE_ENTRY(entry)                                              \
   do {                                                                             \
-    bits |= ((entry)&0xffffffffffffffull) << held; /* held < 8, at most 56 more */ \
-    held += (unsigned)((entry) >> 56);                                             \
+    bits |= ((entry) >> 8) << held; /* held < 8, at most 56 more */                \
+    held += (unsigned)((entry)&0xff);                                              \
     memcpy(out, &bits, 8);                                                         \
     out += held >> 3;                                                              \
     bits >>= held & 56;                                                            \
@@ -414,7 +415,7 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
       unsigned symbol = token >> 24, distance = (token >> 9) & 0x7fff, d = dist_entry[symbol];
       entry = length_entry[token & 255];
       uint64_t code = (d & 0xffff) | (uint64_t)(distance - asynclayer_distance_base[symbol]) << ((d >> 16) & 0xff);
-      entry += code << (entry >> 56) | (uint64_t)(d >> 24) << 56;
+      entry += (code << ((entry & 0xff) + 8)) + (d >> 24);
     } else {
       ASYNCLAYER_WRITE_ENTRY(short_entry[token & 255]);
       for (unsigned p = 0; p + 1 < row_tail_piece_count; p++) ASYNCLAYER_WRITE_ENTRY(row_tail_pieces[p]);
