@@ -46,7 +46,7 @@ extension PNGEncoder {
         // A gray text tile: one byte per pixel already, nothing to check or convert.
         gray.bytes.withUnsafeBufferPointer { bytes in
           asynclayer_gray8_up_rows(
-            bytes.baseAddress!, gray.stride, width, height, gray.inverted ? 1 : 0, rows, blankRows)
+            bytes.baseAddress!, gray.stride, width, height, gray.inverted ? 1 : 0, rows, blankRows, rowLevel)
         }
       } else {
         let isGrayOpaque = image.pixels.withUnsafeBufferPointer { pixels in
