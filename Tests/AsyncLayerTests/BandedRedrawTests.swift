@@ -106,18 +106,8 @@ struct BandedRedrawTests {
     return paragraphs.joined(separator: "\n")
   }()
 
-  /// 600 × 1 400 points at 2×: 13.4 MB, over the recycler's minimum, so draws reuse the spare.
+  /// 600 × 1 800 points at 2×: 17.3 MB, over the recycler's minimum, so draws reuse the spare.
   static let documentHeight: Double = 1800
-
-  /// The registered-font generation, read at a test's start and compared at its end by
-  /// ``fontsUnchanged(since:)``.
-  static var fontGeneration: Int { FontFiles.generation.load(ordering: .acquiring) }
-
-  /// Whether no font was registered since `generation`. A font registered by a test running beside
-  /// this one is part of every band's key (it may change fallbacks), so the draws after it redraw
-  /// every line: counts of redrawn lines are asserted only when this holds. The pixels are compared
-  /// with full draws either way.
-  static func fontsUnchanged(since generation: Int) -> Bool { fontGeneration == generation }
 
   static func documentLayer(loop: MainLoop, pool: QueuePool? = nil, async: Bool = false) -> TextLayer {
     let layer = pool.map { TextLayer(loop: loop, pool: $0) } ?? TextLayer(loop: loop)
@@ -183,7 +173,7 @@ struct BandedRedrawTests {
 
   @Test("typing, inserting and deleting: each draw equals a full draw, and later draws redraw few lines")
   func editsMatchFullDraws() throws {
-    let fonts = Self.fontGeneration
+    let fonts = FontRegistrationWatch()
     let loop = MainLoop(clock: .manual)
     let layer = Self.documentLayer(loop: loop)
     let reports = Mutex<[TextDrawReport]>([])
@@ -207,7 +197,7 @@ struct BandedRedrawTests {
     #expect(all[0].linesToDraw == all[0].lineCount)
     let typed = all[3]  // " 描画" after " 🎉": the spare shows the state before " typed"
     #expect(typed.lineCount > 40)
-    guard Self.fontsUnchanged(since: fonts) else { return }
+    guard fonts.fontsUnchanged else { return }
     #expect(all[1].linesToDraw >= 1 && all[1].linesToDraw <= 4, "\(all[1])")
     #expect(typed.linesToDraw >= 1 && typed.linesToDraw <= 4, "\(typed)")
     #expect(all.last!.linesToDraw <= 4)
@@ -262,7 +252,7 @@ struct BandedRedrawTests {
 
   @Test("four layers of different families, weights, sizes and scales, edited together on two queues, match full draws")
   func concurrentLayersMatchFullDraws() throws {
-    let fonts = Self.fontGeneration
+    let fonts = FontRegistrationWatch()
     let loop = MainLoop(clock: .manual)
     let pool = QueuePool(queueCount: 2)
     defer { pool.shutdown() }
@@ -299,12 +289,12 @@ struct BandedRedrawTests {
     }
     // Most draws after the first rounds were banded: fewer lines drawn than the layout has.
     let banded = reports.withLock { $0.filter { $0.linesToDraw < $0.lineCount }.count }
-    if Self.fontsUnchanged(since: fonts) { #expect(banded >= 16, "\(banded) banded draws") }
+    if fonts.fontsUnchanged { #expect(banded >= 16, "\(banded) banded draws") }
   }
 
   @Test("a draw cancelled part-way leaves rows that the next draw redraws, even back to the old text")
   func cancelledDrawLeavesNoTrace() throws {
-    let fonts = Self.fontGeneration
+    let fonts = FontRegistrationWatch()
     let loop = MainLoop(clock: .manual)
     // One queue: the next draw starts after the cancelled one has given the spare back.
     let pool = QueuePool(queueCount: 1)
@@ -341,7 +331,7 @@ struct BandedRedrawTests {
     try #require(all.count == 4)
     #expect(all[2].wasCancelled && all[2].linesDrawn == 2 && all[2].linesToDraw > 3, "\(all[2])")
     // The last draw redrew the rows the cancelled one wrote, not the whole document.
-    if Self.fontsUnchanged(since: fonts) {
+    if fonts.fontsUnchanged {
       #expect(all[3].linesToDraw >= 1 && all[3].linesToDraw < all[3].lineCount / 2, "\(all[3])")
     }
     #expect(layer.statistics.cancelledMidDraw == 1)

@@ -290,6 +290,7 @@ struct GlyphCompositorTests {
     defer { compositor.limits = saved }
     compositor.limits = Self.smallLimits(fontsPerGeneration: 3, glyphsPerGeneration: 60)
     let dropped = compositor.generationsDropped
+    let fonts = FontRegistrationWatch()
     let hot = try layout(Self.texts[0], font: "Sans 13")
     for size in 9...28 {
       // A cold font, then the hot one: the hot one's glyphs must never be rendered again.
@@ -306,7 +307,9 @@ struct GlyphCompositorTests {
       }
       #expect(again.compositor.composited == 1)
       #expect(Self.differences(again.compositor.image, again.cairo) == .none)
-      if size > 9 { #expect(compositor.glyphsRendered == rendered, "the hot font lost its glyphs at Serif \(size)") }
+      if size > 9, fonts.fontsUnchanged {
+        #expect(compositor.glyphsRendered == rendered, "the hot font lost its glyphs at Serif \(size)")
+      }
       #expect(compositor.generations.count <= 3)
       #expect(compositor.generations.allSatisfy { $0.glyphCount <= 400 })
     }
@@ -332,18 +335,26 @@ struct GlyphCompositorTests {
       #expect(Self.differences(result.compositor.image, result.cairo) == .none, "\(name)")
       return compositor.glyphsRendered - before
     }
+    let registrations = FontRegistrationWatch()
     compositor.limits.generations = 1
     _ = try draw("A")  // a fresh start: whatever this thread drew before goes
     compositor.limits.generations = 3
     _ = try draw("B")
-    #expect(try draw("A") == 0)  // A is used again: B is now the least recently used
+    let aAgain = try draw("A")  // A is used again: B is now the least recently used
     _ = try draw("C")
     _ = try draw("D")  // a fourth generation: one must go
     compositor.limits.generations = 10  // no more drops while we look
-    #expect(try draw("A") == 0)
-    #expect(try draw("C") == 0)
-    #expect(try draw("D") == 0)
-    #expect(try draw("B") > 0, "B, the least recently used, was dropped")
+    let kept = [try draw("A"), try draw("C"), try draw("D")]
+    let dropped = try draw("B")
+    // The pixels were compared with cairo's at every draw. The counts say which generation went only
+    // while this thread kept its font map: a font registered by a test running beside this one gives
+    // the next layout a new map, whose fonts have no glyphs yet (a whole-suite run on 2026-11-26 saw
+    // A's glyphs rendered again at its second draw).
+    if registrations.fontsUnchanged {
+      #expect(aAgain == 0)
+      #expect(kept == [0, 0, 0])
+      #expect(dropped > 0, "B, the least recently used, was dropped")
+    }
   }
 
   @Test("declines what only cairo and pango draw, and the result is still cairo's")
