@@ -112,7 +112,7 @@ struct PDFContentMarkerPass {
       throw .missingGlyphs(run: left, missing: runs[left].glyphCount ?? 0)
     }
     copy(upTo: lexer.bytes.count)
-    return PDFContentMarker.Result(stream: output, markedContents: markedContents)
+    return PDFContentMarker.Result(stream: output, markedContents: markedContents, cairoIDs: usedIDs.sorted())
   }
 
   private mutating func nextToken() throws(Failure) -> Token? {

@@ -19,6 +19,19 @@ final class ReportDrawingRecord {
     var runs: [PDFContentMarker.Run] = []
     var paths: [ReportStructure.Path] = []
     var elements: [Int] = []
+    /// What changes the open structure elements, in drawing order (``ReportStructureTree`` replays
+    /// it as ``ReportStructure`` moves cairo's tags).
+    var events: [Event] = []
+  }
+
+  /// One step of a page's structure, as ``ReportStructure/enter(_:index:)`` takes it.
+  enum Event: Equatable {
+    /// Text run `index` (of the page's runs) moves to its path (an empty path closes the leaves).
+    case run(Int)
+    /// A fill or rule: closes the open elements inside the innermost open container.
+    case closeLeaves
+    /// A link annotation, a `Link` element inside whatever is open.
+    case link
   }
 
   private(set) var pages: [Page] = []
@@ -33,6 +46,19 @@ final class ReportDrawingRecord {
 
   /// Non-text drawing since the last run.
   func noteDrawing() { drewSinceRun = true }
+
+  /// A fill or a rule (non-text drawing that closes the open leaves, as ``ReportStructure`` does).
+  func noteRule() {
+    if pages.isEmpty { beginPage() }
+    drewSinceRun = true
+    pages[pages.count - 1].events.append(.closeLeaves)
+  }
+
+  /// A link annotation (cairo writes it and an empty `/Link` marked content).
+  func noteLink() {
+    if pages.isEmpty { beginPage() }
+    pages[pages.count - 1].events.append(.link)
+  }
 
   /// A figure: charts and SVG drawings may draw text whose glyphs are not counted here, so a
   /// figure is a run of unknown glyphs (marking fails on a page whose figure drew text); images
@@ -73,6 +99,7 @@ final class ReportDrawingRecord {
     var run = run
     run.drawingBefore = drewSinceRun
     drewSinceRun = false
+    pages[pages.count - 1].events.append(.run(pages[pages.count - 1].runs.count))
     pages[pages.count - 1].runs.append(run)
     pages[pages.count - 1].paths.append(path)
     pages[pages.count - 1].elements.append(element)

@@ -47,12 +47,13 @@ extension ReportLayout {
         record?.noteDrawing()
       case .fill(let rect, let color):
         context.fill(rect, color: color)
-        record?.noteDrawing()
+        record?.noteRule()
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
-        record?.noteDrawing()
+        record?.noteRule()
       case .link(let rect, let target):
         context.addLink(rect, to: target, named: navigation)
+        record?.noteLink()
       case .figure(let figure, let frame):
         try context.draw(figure, in: frame)
         record?.addFigure(figure, element: number, path: ReportStructure.path(for: element, index: number))

@@ -46,6 +46,49 @@ extension ReportLayout {
     return ReportOwnMarking(data: data, record: record, contents: contents, pages: pages)
   }
 
+  /// Whether our own structure tree can tag this report: not yet when a page has a figure (an
+  /// image, a QR code, a chart or an SVG drawing). Its drawing is not marked (plan step 4), and a
+  /// chart or SVG figure draws text the record does not count, so such a report keeps cairo's
+  /// tags; decided before anything is drawn.
+  var canWriteOwnStructureTree: Bool {
+    !pages.contains { page in
+      page.elements.contains { element in
+        switch element {
+        case .image, .figure: true
+        default: false
+        }
+      }
+    }
+  }
+
+  /// A tagged PDF with our own marked content and structure tree: drawn untagged with the drawing
+  /// record, every page marked (``PDFContentMarker``), the tree built from the record
+  /// (``ReportStructureTree``) and written by the rewrite in place of cairo's content streams and
+  /// its links-only tree (``PDFCatalogUpdate/replacingStructure(in:contents:streams:tree:language:)``).
+  /// Throws ``ReportOwnMarking/Failure`` when anything does not add up.
+  func ownTaggedPDFData(isCancelled: @escaping () -> Bool = { false }) throws -> Data {
+    let marking = try ownMarking(isCancelled: isCancelled)
+    var pages = marking.pages
+    for (index, page) in marking.contents.pages.enumerated() where pages[index].cairoIDs.count > page.annotations.count
+    {
+      pages[index].unmarkCairoRoot()
+    }
+    let tree = try ReportStructureTree.build(record: marking.record, marked: pages, contents: marking.contents)
+    do {
+      return try PDFCatalogUpdate.replacingStructure(
+        in: marking.data, contents: marking.contents, streams: pages.map(\.stream), tree: tree,
+        language: metadata.language)
+    } catch {
+      throw ReportOwnMarking.Failure(description: "writing the structure tree: \(error.description)")
+    }
+  }
+
+  /// `layerbench report --own-tags` (hidden): a tagged report with our own structure tree (when it
+  /// can have one), whatever ``writesOwnStructureTree`` says; `false` forces cairo's tags.
+  package func pdfData(ownStructureTree: Bool) throws -> Data {
+    try pdfData(isCancelled: { false }, ownStructure: ownStructureTree)
+  }
+
   /// A measuring run for `layerbench report --probe-own-marking` (bench/own-tags-marker.sh): a
   /// tagged report drawn untagged with the drawing record, every page marked and deflated at level 1
   /// (what the rewrite uses), the result thrown away, and the untagged PDF returned. Not an output
