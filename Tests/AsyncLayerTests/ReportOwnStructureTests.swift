@@ -185,6 +185,14 @@ struct ReportOwnStructureTests {
     #expect(try Self.compare(layout, minimumElements: 20) == 3)
   }
 
+  /// Contents over several pages, a long paragraph across pages, an underlined link (pango paints
+  /// the underline after the run's glyphs) and header and footer templates.
+  @Test func bookWithContentsAndUnderlinedLink() throws {
+    let layout = try ReportLayout(ReportPageFeatureTests.document())
+    #expect(layout.pages.count >= 5)
+    #expect(try Self.compare(layout, minimumElements: 20) >= 7)
+  }
+
   @Test func scriptsTable() throws {
     let layout = try ReportOwnMarkingTests.scriptsLayout(rows: 40)
     #expect(layout.pages.count >= 2)

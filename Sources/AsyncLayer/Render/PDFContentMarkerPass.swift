@@ -319,7 +319,10 @@ struct PDFContentMarkerPass {
 
   /// Moves to the next run with glyphs and records its MCID (the caller writes its BDC).
   private mutating func advance(checkingDrawing: Bool = false) throws(Failure) {
-    var drawn = false
+    // A styled run's underline or strikethrough may be painted after its last glyph (pango draws
+    // a run's lines once its glyphs are shown): painting after such a run is its own, left
+    // unmarked between the two runs' marked contents.
+    var drawn = runIndex >= 0 && runIndex < runs.count && runs[runIndex].paintsInside
     repeat {
       runIndex += 1
       guard runIndex < runs.count else { throw .textOutsideRuns(offset: lexer.position) }
