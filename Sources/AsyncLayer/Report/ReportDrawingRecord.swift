@@ -79,8 +79,10 @@ final class ReportDrawingRecord {
   ) {
     let path = path ?? .empty
     // The name's bytes as a String (a small string: no allocation, no dynamic cast).
-    let type: String? =
+    // A contents line's leader dots are an artifact (they stay in its TOCI's place in the page).
+    var type: String? =
       path.count == 0 ? nil : path[path.count - 1].tag.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    if case .contentsLeader = run.role { type = nil }
     var count: Int? = nil
     if let glyphs = glyphs(of: layout, lines: run.lines), glyphs.colour == paintedColourGlyphs {
       count = glyphs.count

@@ -52,7 +52,7 @@ extension ReportLayout {
   /// Whether a tagged PDF gets our own marked content and structure tree
   /// (``ownTaggedPDFData(isCancelled:)``) instead of cairo's tags: the internal switch of issue
   /// 29's goal 6.
-  static let writesOwnStructureTree = false
+  static let writesOwnStructureTree = true
 
   /// The PDF; a tagged one with our own structure tree when `ownStructure` is true and the report
   /// can have it (``canWriteOwnStructureTree``), else with cairo's tags. Should our tree not add
