@@ -25,7 +25,8 @@ extension PDFCatalogUpdate {
   /// packed but unreferenced).
   static func packing(
     _ file: CrossReference, replacing replaced: [(number: Int, dictionary: String)],
-    bodies replacedBodies: [Int: [UInt8]] = [:], appended: [[UInt8]] = [], in bytes: UnsafeRawBufferPointer
+    bodies replacedBodies: [Int: [UInt8]] = [:], appended: AppendedObjects = AppendedObjects(),
+    in bytes: UnsafeRawBufferPointer
   ) -> Data? {
     // Object streams are PDF 1.5; cairo writes 1.5 unless told to keep to 1.4.
     let version = Array("%PDF-1.".utf8)
@@ -77,7 +78,7 @@ extension PDFCatalogUpdate {
       }
     }
     // The appended objects: numbered from cairo's /Size on, all packed.
-    let total = count + appended.count
+    let total = count + appended.ends.count
     packed.append(contentsOf: count..<total)
     guard !packed.isEmpty, let compressor = try? DeflateCompressor(level: packingLevel) else { return nil }
 
@@ -98,7 +99,7 @@ extension PDFCatalogUpdate {
         appendDecimal(objects.count, to: &text)
         text.append(UInt8(ascii: " "))
         if number >= count {
-          objects.append(contentsOf: appended[number - count])
+          appended.append(number - count, to: &objects)
         } else if let dictionary = replacements[number] {
           objects.append(contentsOf: dictionary.utf8)
         } else {
@@ -160,6 +161,23 @@ extension PDFCatalogUpdate {
     output.append(contentsOf: compressedEntries)
     output.append(contentsOf: "\nendstream\nendobj\nstartxref\n\(xrefOffset)\n%%EOF\n".utf8)
     return Data(output)
+  }
+
+  /// New objects' bodies printed one after another into one buffer (one allocation, not one per
+  /// structure element): object i runs from `ends[i - 1]` (0 for the first) to `ends[i]`.
+  struct AppendedObjects {
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+
+    /// Ends the object printed since the last one ended.
+    mutating func endObject() { ends.append(bytes.count) }
+
+    func append(_ index: Int, to output: inout [UInt8]) {
+      let start = index == 0 ? 0 : ends[index - 1]
+      bytes.withUnsafeBufferPointer {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+      }
+    }
   }
 
   private static let packablePrefixes = [

@@ -71,43 +71,49 @@ extension PDFCatalogUpdate {
       throw Failure(description: "parent tree key \(keys[index].key) is used twice")
     }
 
-    var objects: [[UInt8]] = []
-    objects.reserveCapacity(tree.elements.count + 2)
-    var body: [UInt8] = []
-    body.reserveCapacity(256)
+    // Every new object printed into one buffer (12,500 elements for a 2,000-row table).
+    var objects = AppendedObjects()
+    objects.bytes.reserveCapacity(tree.elements.count * 72 + 64 * contents.pages.count + 4096)
+    objects.ends.reserveCapacity(tree.elements.count + 2)
+    // Looked up once: a `Page` holds its inflated stream, which each copy would retain.
+    let pageObjects = contents.pages.map(\.pageObject)
+    let annotationObjects = contents.pages.map { $0.annotations.map(\.object) }
     for element in tree.elements {
-      body.removeAll(keepingCapacity: true)
-      printElement(element, tree: tree, contents: contents, base: base, root: rootNumber, into: &body)
-      objects.append(body)
+      printElement(
+        element, pageObjects: pageObjects, annotationObjects: annotationObjects, base: base, root: rootNumber,
+        into: &objects.bytes)
+      objects.endObject()
     }
-    body.removeAll(keepingCapacity: true)
-    body.append(contentsOf: "<< /Type /StructTreeRoot\n   /K [ ".utf8)
-    reference(base, into: &body)
-    body.append(contentsOf: " ]\n   /ParentTree ".utf8)
-    reference(parentTreeNumber, into: &body)
-    body.append(contentsOf: "\n   /ParentTreeNextKey ".utf8)
-    appendDecimal((keys.last?.key ?? -1) + 1, to: &body)
-    body.append(contentsOf: "\n>>".utf8)
-    objects.append(body)
-    body.removeAll(keepingCapacity: true)
-    body.append(contentsOf: "<< /Nums [\n".utf8)
+    objects.bytes.append(contentsOf: "<< /Type /StructTreeRoot\n   /K [ ".utf8)
+    reference(base, into: &objects.bytes)
+    objects.bytes.append(contentsOf: " ]\n   /ParentTree ".utf8)
+    reference(parentTreeNumber, into: &objects.bytes)
+    objects.bytes.append(contentsOf: "\n   /ParentTreeNextKey ".utf8)
+    appendDecimal((keys.last?.key ?? -1) + 1, to: &objects.bytes)
+    objects.bytes.append(contentsOf: "\n>>".utf8)
+    objects.endObject()
+    objects.bytes.append(contentsOf: "<< /Nums [\n".utf8)
     for entry in keys {
-      appendDecimal(entry.key, to: &body)
-      body.append(UInt8(ascii: " "))
+      appendDecimal(entry.key, to: &objects.bytes)
+      objects.bytes.append(UInt8(ascii: " "))
       if entry.annotation >= 0 {
-        reference(base + tree.annotations[entry.page][entry.annotation], into: &body)
+        reference(base + tree.annotations[entry.page][entry.annotation], into: &objects.bytes)
       } else {
-        body.append(UInt8(ascii: "["))
+        objects.bytes.append(UInt8(ascii: "["))
         for owner in tree.markedContents[entry.page] {
-          body.append(UInt8(ascii: " "))
-          if let owner { reference(base + owner, into: &body) } else { body.append(contentsOf: "null".utf8) }
+          objects.bytes.append(UInt8(ascii: " "))
+          if let owner {
+            reference(base + owner, into: &objects.bytes)
+          } else {
+            objects.bytes.append(contentsOf: "null".utf8)
+          }
         }
-        body.append(contentsOf: " ]".utf8)
+        objects.bytes.append(contentsOf: " ]".utf8)
       }
-      body.append(UInt8(ascii: "\n"))
+      objects.bytes.append(UInt8(ascii: "\n"))
     }
-    body.append(contentsOf: "]\n>>".utf8)
-    objects.append(body)
+    objects.bytes.append(contentsOf: "]\n>>".utf8)
+    objects.endObject()
 
     // The catalog, pointed at our root, marked, with the language.
     guard var catalog = dictionary(ofObject: file.root, at: file.offsets[file.root], in: bytes),
@@ -143,7 +149,7 @@ extension PDFCatalogUpdate {
 
   /// One structure element's dictionary, as cairo prints its own.
   private static func printElement(
-    _ element: PDFStructureTree.Element, tree: PDFStructureTree, contents: PDFPageContents, base: Int, root: Int,
+    _ element: PDFStructureTree.Element, pageObjects: [Int], annotationObjects: [[Int]], base: Int, root: Int,
     into body: inout [UInt8]
   ) {
     body.append(contentsOf: "<< /Type /StructElem\n   /S /".utf8)
@@ -152,7 +158,7 @@ extension PDFCatalogUpdate {
     reference(element.parent < 0 ? root : base + element.parent, into: &body)
     if element.page >= 0 {
       body.append(contentsOf: "\n   /Pg ".utf8)
-      reference(contents.pages[element.page].pageObject, into: &body)
+      reference(pageObjects[element.page], into: &body)
     }
     if element.type.utf8CodeUnitCount == 2, element.type.utf8Start[0] == UInt8(ascii: "T"),
       element.type.utf8Start[1] == UInt8(ascii: "H")
@@ -175,7 +181,7 @@ extension PDFCatalogUpdate {
           case .markedContent(let id): appendDecimal(id, to: &body)
           case .annotation(let index):
             body.append(contentsOf: "<< /Type /OBJR /Obj ".utf8)
-            reference(contents.pages[element.page].annotations[index].object, into: &body)
+            reference(annotationObjects[element.page][index], into: &body)
             body.append(contentsOf: " >>".utf8)
           }
         }
