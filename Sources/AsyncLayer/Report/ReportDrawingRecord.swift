@@ -3,8 +3,10 @@ internal import CCairo
 /// What a report's PDF pages draw, in drawing order, for marking the content ourselves
 /// (``PDFContentMarker``) instead of through cairo's tags: per page, each text run with its
 /// structure path and the glyphs cairo is given for it, and whether non-text drawing (fills, rules,
-/// images, figures) came between two runs. A step towards writing the tags ourselves (issue 29,
-/// goal 6): it is made only when asked for (``ReportLayout/pdfData(isCancelled:record:)``).
+/// images, figures) came between two runs; and, for our structure tree (``ReportStructureTree``),
+/// the order of runs, fills and rules, links and figures. Figures are the one thing cairo still
+/// tags: each is drawn inside a `Figure` tag of its own (``beginFigure(alternativeText:in:)``).
+/// Made only when asked for (``ReportLayout/pdfData(isCancelled:record:)``).
 ///
 /// The glyph count is what `pango_cairo_show_layout_line` hands cairo for the run's lines, as
 /// ``VectorColorGlyphs`` draws them: every glyph but pango's empty ones (`PANGO_GLYPH_EMPTY`,
@@ -32,6 +34,9 @@ final class ReportDrawingRecord {
     case closeLeaves
     /// A link annotation, a `Link` element inside whatever is open.
     case link
+    /// A figure (image, chart, SVG, QR code) drawn inside a cairo `Figure` tag of its own, with
+    /// its alternative text.
+    case figure(String?)
   }
 
   private(set) var pages: [Page] = []
@@ -60,17 +65,22 @@ final class ReportDrawingRecord {
     pages[pages.count - 1].events.append(.link)
   }
 
-  /// A figure: charts and SVG drawings may draw text whose glyphs are not counted here, so a
-  /// figure is a run of unknown glyphs (marking fails on a page whose figure drew text); images
-  /// and QR codes draw none.
-  func addFigure(_ figure: ReportFigure, element: Int, path: ReportStructure.Path?) {
-    switch figure.content {
-    case .image, .qrCode: noteDrawing()
-    case .chart, .svg:
-      append(PDFContentMarker.Run(structureType: "Figure", glyphCount: nil), element: element, path: path ?? .empty)
-      drewSinceRun = true
-    }
+  /// Begins a figure's drawing. cairo marks it (`/Figure << /MCID n >> BDC … EMC`, a few tags
+  /// per report, not per cell): everything a figure draws, a chart's or an SVG's text included, is
+  /// the figure's content without counting it, and our tree takes that MCID as its `Figure`'s.
+  func beginFigure(alternativeText: String?, in cr: OpaquePointer) {
+    if pages.isEmpty { beginPage() }
+    pages[pages.count - 1].events.append(.figure(alternativeText))
+    drewSinceRun = true
+    cairo_tag_begin(cr, Self.figureTag, "")
   }
+
+  func endFigure(in cr: OpaquePointer) {
+    cairo_tag_end(cr, Self.figureTag)
+    drewSinceRun = true
+  }
+
+  private static let figureTag = "Figure"
 
   /// Text run `run`, drawn from `layout`; `paintedColourGlyphs`: the colour glyphs
   /// ``VectorColorGlyphs`` painted for it.

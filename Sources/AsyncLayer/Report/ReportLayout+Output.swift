@@ -54,12 +54,12 @@ extension ReportLayout {
   /// 29's goal 6.
   static let writesOwnStructureTree = true
 
-  /// The PDF; a tagged one with our own structure tree when `ownStructure` is true and the report
-  /// can have it (``canWriteOwnStructureTree``), else with cairo's tags. Should our tree not add
+  /// The PDF; a tagged one with our own structure tree when `ownStructure` is true, else with
+  /// cairo's tags. Should our tree not add
   /// up (a ``ReportOwnMarking/Failure``), the PDF is drawn again with cairo's tags: never a
   /// wrong tree.
   func pdfData(isCancelled: @escaping () -> Bool, ownStructure: Bool) throws -> Data {
-    if ownStructure, metadata.tagged, canWriteOwnStructureTree {
+    if ownStructure, metadata.tagged {
       do {
         return try ownTaggedPDFData(isCancelled: isCancelled)
       } catch is ReportOwnMarking.Failure {

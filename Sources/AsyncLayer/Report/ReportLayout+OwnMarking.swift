@@ -1,7 +1,7 @@
 package import Foundation
 
-/// The untagged PDF with its content marked by us (issue 29, goal 6, a first step): no structure
-/// tree is written yet, and nothing calls this by default.
+/// The untagged PDF with its content marked by us (issue 29, goal 6): what
+/// ``ReportLayout/ownTaggedPDFData(isCancelled:)`` builds the structure tree from.
 struct ReportOwnMarking {
   /// The PDF as cairo wrote it, untagged.
   let data: Data
@@ -44,21 +44,6 @@ extension ReportLayout {
       }
     }
     return ReportOwnMarking(data: data, record: record, contents: contents, pages: pages)
-  }
-
-  /// Whether our own structure tree can tag this report: not yet when a page has a figure (an
-  /// image, a QR code, a chart or an SVG drawing). Its drawing is not marked (plan step 4), and a
-  /// chart or SVG figure draws text the record does not count, so such a report keeps cairo's
-  /// tags; decided before anything is drawn.
-  var canWriteOwnStructureTree: Bool {
-    !pages.contains { page in
-      page.elements.contains { element in
-        switch element {
-        case .image, .figure: true
-        default: false
-        }
-      }
-    }
   }
 
   /// A tagged PDF with our own marked content and structure tree: drawn untagged with the drawing

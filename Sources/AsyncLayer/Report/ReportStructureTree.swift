@@ -29,6 +29,7 @@ enum ReportStructureTree {
     open.reserveCapacity(8)
     var runIDs: [Int] = []
     var runIDStart: [Int] = []
+    var figures = 0
     for (pageIndex, page) in record.pages.enumerated() {
       let result = marked[pageIndex]
       let annotations = contents.pages[pageIndex].annotations
@@ -44,6 +45,14 @@ enum ReportStructureTree {
       }
       open.removeAll(keepingCapacity: true)
       var links = 0
+      // cairo's MCIDs on the page, in the order its tags came: links' and figures'.
+      var cairoIDs = result.cairoIDs[...]
+      func nextCairoID() throws(ReportOwnMarking.Failure) -> Int {
+        guard let id = cairoIDs.popFirst() else {
+          throw ReportOwnMarking.Failure(description: "page \(pageIndex + 1): fewer cairo MCIDs than links and figures")
+        }
+        return id
+      }
       func closeLeaves() {
         while let last = open.last, !last.node.tag.isContainer { open.removeLast() }
       }
@@ -69,21 +78,30 @@ enum ReportStructureTree {
         case .closeLeaves:
           closeLeaves()
         case .link:
-          guard links < annotations.count, links < result.cairoIDs.count else {
-            throw ReportOwnMarking.Failure(
-              description: "page \(pageIndex + 1): link \(links + 1) has no annotation or marked content")
+          guard links < annotations.count else {
+            throw ReportOwnMarking.Failure(description: "page \(pageIndex + 1): link \(links + 1) has no annotation")
           }
           let link = tree.add(ReportStructure.Tag.link.name, parent: open.last?.element ?? root)
           tree.elements[link].kids.append(.annotation(links))
-          tree.add(markedContent: result.cairoIDs[links], page: pageIndex, to: link)
+          tree.add(markedContent: try nextCairoID(), page: pageIndex, to: link)
           tree.annotations[pageIndex].append(link)
           links += 1
+        case .figure(let alternativeText):
+          // A figure is a page element of its own (``ReportStructure/path(for:index:)``): it
+          // closes every open element and is one `Figure` directly in the document.
+          open.removeAll(keepingCapacity: true)
+          let figure = tree.add(ReportStructure.Tag.figure.name, parent: root)
+          tree.elements[figure].alternativeText = alternativeText
+          tree.add(markedContent: try nextCairoID(), page: pageIndex, to: figure)
+          // Open until the next page element, as cairo's tag would be (no run's path starts with it).
+          figures += 1
+          open.append((ReportStructure.Node(tag: .figure, key: Int.min + figures), figure))
         }
       }
-      guard links == annotations.count, links == result.cairoIDs.count else {
+      guard links == annotations.count, cairoIDs.isEmpty else {
         throw ReportOwnMarking.Failure(
           description:
-            "page \(pageIndex + 1): \(links) links drawn, \(annotations.count) annotations, \(result.cairoIDs.count) cairo MCIDs"
+            "page \(pageIndex + 1): \(links) links drawn, \(annotations.count) annotations, \(cairoIDs.count) cairo MCIDs left"
         )
       }
     }
