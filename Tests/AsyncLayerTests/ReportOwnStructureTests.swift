@@ -157,12 +157,52 @@ struct ReportOwnStructureTests {
       }
     }
     #expect(checkedContents > 0)
+    // Each element's marked content is tagged with its own type in the page's content stream
+    // (ours `/TD <</MCID 3>> BDC`, cairo's figures and links `/Figure << /MCID 0 >> BDC`): a
+    // link's and a figure's MCIDs on one page are not swapped.
+    var tags: [String: String] = [:]  // "page reference/MCID" -> tag
+    for page in file.pages {
+      guard let contents = file.dictionary(page)?["/Contents"] as? String else { continue }
+      let stream = try Self.streamData(pdf, object: contents)
+      let pattern = try NSRegularExpression(pattern: "/(\\w+) ?<< ?/MCID (\\d+) ?>> ?BDC")
+      let text = stream as NSString
+      for match in pattern.matches(in: stream, range: NSRange(location: 0, length: text.length)) {
+        tags["\(page)/\(text.substring(with: match.range(at: 2)))"] = text.substring(with: match.range(at: 1))
+      }
+    }
+    var checkedTags = 0
+    for (_, value) in file.objects {
+      guard let element = file.dictionary(value), element["/Type"] as? String == "/StructElem",
+        let type = element["/S"] as? String, let page = element["/Pg"] as? String
+      else { continue }
+      let kids: [Any] = file.array(element["/K"]) ?? (element["/K"].map { [$0] } ?? [])
+      for case let id as NSNumber in kids {
+        #expect(tags["\(page)/\(id.intValue)"].map { "/" + $0 } == type, "MCID \(id) on \(page) of a \(type)")
+        checkedTags += 1
+      }
+    }
+    #expect(checkedTags == checkedContents)
     // Every page can be looked up.
     for page in file.pages {
       let key = try #require((file.dictionary(page)?["/StructParents"] as? NSNumber)?.intValue, "\(page)")
       #expect(entries[key] != nil)
     }
     _ = checkedAnnotations
+  }
+
+  /// The decoded data of stream object `reference` ("12 0 R"), as text.
+  static func streamData(_ pdf: String, object reference: String) throws -> String {
+    let number = reference.split(separator: " ").first.map(String.init) ?? ""
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try Poppler.executable("qpdf"))
+    process.arguments = ["--show-object=\(number)", "--filtered-stream-data", pdf]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
   }
 
   static func layout(json: String) throws -> ReportLayout {

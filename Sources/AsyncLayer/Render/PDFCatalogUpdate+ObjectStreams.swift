@@ -21,12 +21,12 @@ extension PDFCatalogUpdate {
   ///
   /// Our own structure tree (``replacingStructure(in:contents:streams:tree:language:)``) adds
   /// `bodies` (whole object bodies, streams included, in place of cairo's) and `appended` (new
-  /// objects numbered from cairo's `/Size` on, packed after cairo's structure objects, which stay
-  /// packed but unreferenced).
+  /// objects numbered from cairo's `/Size` on) and `dropsStructure` (cairo's own structure objects
+  /// are left out, their cross-reference entries free: our tree replaces them).
   static func packing(
     _ file: CrossReference, replacing replaced: [(number: Int, dictionary: String)],
     bodies replacedBodies: [Int: [UInt8]] = [:], appended: AppendedObjects = AppendedObjects(),
-    in bytes: UnsafeRawBufferPointer
+    dropsStructure: Bool = false, in bytes: UnsafeRawBufferPointer
   ) -> Data? {
     // Object streams are PDF 1.5; cairo writes 1.5 unless told to keep to 1.4.
     let version = Array("%PDF-1.".utf8)
@@ -60,10 +60,15 @@ extension PDFCatalogUpdate {
     // Where each object ends up: its offset, or its object stream and index there.
     var newOffsets = [Int](repeating: 0, count: count)
     var packed: [Int] = []
+    var dropped = [Bool](repeating: false, count: count)
     for number in order {
       let body = bodies[number]
       if isPackable(body, in: bytes) {
-        packed.append(number)
+        if dropsStructure {
+          dropped[number] = true
+        } else {
+          packed.append(number)
+        }
         continue
       }
       newOffsets[number] = output.count
@@ -145,7 +150,10 @@ extension PDFCatalogUpdate {
     }
     entry(0, 0, 0xFFFF)
     for number in 1..<total {
-      if streamOf[number] != 0 {
+      if number < count, dropped[number] {
+        // A free entry, its generation moved on so that no `N 0 R` finds it.
+        entry(0, 0, 1)
+      } else if streamOf[number] != 0 {
         entry(2, Int(streamOf[number]), Int(indexIn[number]))
       } else {
         entry(1, newOffsets[number], 0)

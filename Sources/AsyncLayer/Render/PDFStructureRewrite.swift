@@ -10,8 +10,9 @@ extension PDFCatalogUpdate {
   /// The parent tree keeps cairo's keys: a page with links in cairo's untagged file (which has a
   /// small structure tree, a `NonStruct` root holding the links) has `/StructParents`, and each
   /// link annotation a `/StructParent`; our parent tree maps those keys, so annotations and those
-  /// pages are not written again. The other pages get new keys after cairo's. cairo's own small structure tree (the `NonStruct` root, its
-  /// `Link` elements and its parent tree) stays in the file, packed and unreferenced.
+  /// pages are not written again. The other pages get new keys after cairo's. cairo's own small
+  /// tree (the `NonStruct` root, its `Link` and `Figure` elements, its parent tree) is left out:
+  /// its objects' cross-reference entries are free.
   static func replacingStructure(
     in data: Data, contents: PDFPageContents, streams: [[UInt8]], tree: PDFStructureTree, language: String?
   ) throws(Failure) -> Data {
@@ -142,7 +143,8 @@ extension PDFCatalogUpdate {
     }
     guard
       let written = packing(
-        file, replacing: replaced + [(file.root, catalog)], bodies: replacedBodies, appended: objects, in: bytes)
+        file, replacing: replaced + [(file.root, catalog)], bodies: replacedBodies, appended: objects,
+        dropsStructure: true, in: bytes)
     else { throw Failure(description: "the PDF could not be written again with object streams") }
     return written
   }
