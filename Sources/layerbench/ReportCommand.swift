@@ -46,6 +46,13 @@ struct ReportCommand: ParsableCommand {
       visibility: .hidden))
   var probeOwnMarking = false
 
+  @Option(
+    name: .customLong("tags"),
+    help: ArgumentHelp(
+      "Who writes a tagged PDF's structure: own (our marked content and tree) or cairo (cairo's tags); default: the library's.",
+      visibility: .hidden))
+  var tags: String?
+
   func validate() throws {
     guard ["pdf", "svg", "png"].contains(outputExtension) else {
       throw ValidationErrorMessage("-o: cannot tell the format of '\(output)': use a .pdf, .svg or .png file name")
@@ -84,7 +91,16 @@ struct ReportCommand: ParsableCommand {
     var written: [String] = []
     switch outputExtension {
     case "pdf":
-      try FileAccess.write(probeOwnMarking ? layout.ownMarkingProbe() : layout.pdfData(), to: output)
+      let pdf: Data
+      if probeOwnMarking {
+        pdf = try layout.ownMarkingProbe()
+      } else if let tags {
+        guard tags == "own" || tags == "cairo" else { throw Self.failure("--tags: own or cairo, not '\(tags)'") }
+        pdf = try layout.pdfData(ownStructureTree: tags == "own")
+      } else {
+        pdf = try layout.pdfData()
+      }
+      try FileAccess.write(pdf, to: output)
       written = [output]
     case "svg":
       try FileAccess.write(layout.svgData(), to: output)

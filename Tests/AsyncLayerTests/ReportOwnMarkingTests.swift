@@ -121,11 +121,11 @@ struct ReportOwnMarkingTests {
     _ = try Self.checkMarking(layout, minimumRuns: 20)
   }
 
-  @Test func featureTableIsMarked() throws {
-    // bench/report-table.sh's full-feature spec (formats, decimal column, stripes, rules, header,
-    // footer, contents), 150 rows.
+  /// bench/report-table.sh's full-feature spec (formats, decimal column, stripes, rules, header,
+  /// footer, contents) with `rows` rows.
+  static func featureTableLayout(rows count: Int) throws -> ReportLayout {
     let regions = ["North", "South", "East", "West", "Islands"]
-    let rows: [[String]] = (0..<150).map { (i: Int) -> [String] in
+    let rows: [[String]] = (0..<count).map { (i: Int) -> [String] in
       let date = String(format: "2024-%02d-%02d", i % 12 + 1, i % 28 + 1)
       let share = String(format: "%.4f", Double(i * 37 % 1000) / 1000)
       let amount = String(format: "%.2f", Double(i) * 123.457)
@@ -152,7 +152,11 @@ struct ReportOwnMarkingTests {
     let content: [[String: Any]] = [["contents": true], ["heading": "All orders"], ["table": table]]
     spec["content"] = content
     let data = try JSONSerialization.data(withJSONObject: spec)
-    let layout = try ReportLayout(try ReportSpec(jsonData: data).makeDocument())
+    return try ReportLayout(try ReportSpec(jsonData: data).makeDocument())
+  }
+
+  @Test func featureTableIsMarked() throws {
+    let layout = try Self.featureTableLayout(rows: 150)
     let checked = try Self.checkMarking(layout, minimumRuns: 750)
     #expect(checked.cells == 750)
   }

@@ -18,8 +18,15 @@ extension PDFCatalogUpdate {
   /// 20-byte cross-reference entry: in a tagged 2,000-row table that is 1.7 MB of a 1.8 MB file,
   /// its pages' content 0.17 MB. Every other object (pages, fonts, content streams, the catalog)
   /// is copied as it is, so nothing a reader draws changes; only the objects' places do.
+  ///
+  /// Our own structure tree (``replacingStructure(in:contents:streams:tree:language:)``) adds
+  /// `bodies` (whole object bodies, streams included, in place of cairo's) and `appended` (new
+  /// objects numbered from cairo's `/Size` on) and `dropsStructure` (cairo's own structure objects
+  /// are left out, their cross-reference entries free: our tree replaces them).
   static func packing(
-    _ file: CrossReference, replacing replaced: [(number: Int, dictionary: String)], in bytes: UnsafeRawBufferPointer
+    _ file: CrossReference, replacing replaced: [(number: Int, dictionary: String)],
+    bodies replacedBodies: [Int: [UInt8]] = [:], appended: AppendedObjects = AppendedObjects(),
+    dropsStructure: Bool = false, in bytes: UnsafeRawBufferPointer
   ) -> Data? {
     // Object streams are PDF 1.5; cairo writes 1.5 unless told to keep to 1.4.
     let version = Array("%PDF-1.".utf8)
@@ -53,30 +60,42 @@ extension PDFCatalogUpdate {
     // Where each object ends up: its offset, or its object stream and index there.
     var newOffsets = [Int](repeating: 0, count: count)
     var packed: [Int] = []
+    var dropped = [Bool](repeating: false, count: count)
     for number in order {
       let body = bodies[number]
       if isPackable(body, in: bytes) {
-        packed.append(number)
+        if dropsStructure {
+          dropped[number] = true
+        } else {
+          packed.append(number)
+        }
         continue
       }
       newOffsets[number] = output.count
-      if let dictionary = replacements[number] {
+      if let body = replacedBodies[number] {
+        output.append(contentsOf: "\(number) 0 obj\n".utf8)
+        output.append(contentsOf: body)
+        output.append(contentsOf: ending)
+      } else if let dictionary = replacements[number] {
         output.append(contentsOf: "\(number) 0 obj\n\(dictionary)\nendobj\n".utf8)
       } else {
         append(bytes, offsets[number]..<(body.upperBound + ending.count), to: &output)
       }
     }
+    // The appended objects: numbered from cairo's /Size on, all packed.
+    let total = count + appended.ends.count
+    packed.append(contentsOf: count..<total)
     guard !packed.isEmpty, let compressor = try? DeflateCompressor(level: packingLevel) else { return nil }
 
-    var streamOf = [Int32](repeating: 0, count: count)
-    var indexIn = [UInt16](repeating: 0, count: count)
+    var streamOf = [Int32](repeating: 0, count: total)
+    var indexIn = [UInt16](repeating: 0, count: total)
     var streamOffsets: [Int] = []
     var chunkStart = 0
     var text: [UInt8] = []
     var objects: [UInt8] = []
     while chunkStart < packed.count {
       let chunk = packed[chunkStart..<min(chunkStart + objectsPerStream, packed.count)]
-      let streamNumber = count + streamOffsets.count
+      let streamNumber = total + streamOffsets.count
       text.removeAll(keepingCapacity: true)
       objects.removeAll(keepingCapacity: true)
       for (index, number) in chunk.enumerated() {
@@ -84,7 +103,9 @@ extension PDFCatalogUpdate {
         text.append(UInt8(ascii: " "))
         appendDecimal(objects.count, to: &text)
         text.append(UInt8(ascii: " "))
-        if let dictionary = replacements[number] {
+        if number >= count {
+          appended.append(number - count, to: &objects)
+        } else if let dictionary = replacements[number] {
           objects.append(contentsOf: dictionary.utf8)
         } else {
           append(bytes, bodies[number], to: &objects)
@@ -115,7 +136,7 @@ extension PDFCatalogUpdate {
     }
 
     // The cross-reference stream: /W [1 4 2] (type, offset or object stream, generation or index).
-    let xrefNumber = count + streamOffsets.count
+    let xrefNumber = total + streamOffsets.count
     let size = xrefNumber + 1
     let xrefOffset = output.count
     guard xrefOffset < Int(UInt32.max) else { return nil }
@@ -128,8 +149,11 @@ extension PDFCatalogUpdate {
       entries.append(UInt8(truncatingIfNeeded: second))
     }
     entry(0, 0, 0xFFFF)
-    for number in 1..<count {
-      if streamOf[number] != 0 {
+    for number in 1..<total {
+      if number < count, dropped[number] {
+        // A free entry, its generation moved on so that no `N 0 R` finds it.
+        entry(0, 0, 1)
+      } else if streamOf[number] != 0 {
         entry(2, Int(streamOf[number]), Int(indexIn[number]))
       } else {
         entry(1, newOffsets[number], 0)
@@ -145,6 +169,23 @@ extension PDFCatalogUpdate {
     output.append(contentsOf: compressedEntries)
     output.append(contentsOf: "\nendstream\nendobj\nstartxref\n\(xrefOffset)\n%%EOF\n".utf8)
     return Data(output)
+  }
+
+  /// New objects' bodies printed one after another into one buffer (one allocation, not one per
+  /// structure element): object i runs from `ends[i - 1]` (0 for the first) to `ends[i]`.
+  struct AppendedObjects {
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+
+    /// Ends the object printed since the last one ended.
+    mutating func endObject() { ends.append(bytes.count) }
+
+    func append(_ index: Int, to output: inout [UInt8]) {
+      let start = index == 0 ? 0 : ends[index - 1]
+      bytes.withUnsafeBufferPointer {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+      }
+    }
   }
 
   private static let packablePrefixes = [
@@ -170,7 +211,7 @@ extension PDFCatalogUpdate {
 
   /// Appends `value` (not negative) in decimal digits, most significant first (reversing them in
   /// place afterwards made the array copy itself: 800 instructions a number).
-  private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
+  static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
     let value = max(0, value)
     var divisor = 1
     while divisor <= value / 10 { divisor *= 10 }
@@ -180,7 +221,7 @@ extension PDFCatalogUpdate {
     } while divisor > 0
   }
 
-  private static func zlibCompressed(_ input: [UInt8], with compressor: DeflateCompressor) -> [UInt8]? {
+  static func zlibCompressed(_ input: [UInt8], with compressor: DeflateCompressor) -> [UInt8]? {
     var compressed = [UInt8](repeating: 0, count: compressor.zlibBound(for: input.count))
     let written = input.withUnsafeBytes { source in
       compressed.withUnsafeMutableBytes { target in try? compressor.zlibCompress(source, into: target) }

@@ -224,7 +224,7 @@ enum PDFCatalogUpdate {
   }
 
   /// The dictionary text of object `number` (`N 0 obj\n<< … >>\nendobj`), as cairo writes it.
-  private static func dictionary(ofObject number: Int, at offset: Int, in bytes: UnsafeRawBufferPointer) -> String? {
+  static func dictionary(ofObject number: Int, at offset: Int, in bytes: UnsafeRawBufferPointer) -> String? {
     guard let start = bodyStart(ofObject: number, at: offset, in: bytes) else { return nil }
     let end = Array("\nendobj".utf8)
     var cursor = start

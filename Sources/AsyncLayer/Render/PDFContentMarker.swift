@@ -51,6 +51,9 @@ struct PDFContentMarker {
     var stream: [UInt8]
     /// In stream order. MCIDs count from 0, passing over those cairo's own marked content uses.
     var markedContents: [MarkedContent]
+    /// The MCIDs of cairo's own marked content on the page, ascending: one empty `/Link` sequence
+    /// per link annotation, in the order the links were drawn.
+    var cairoIDs: [Int] = []
   }
 
   enum Failure: Error, Equatable, CustomStringConvertible {
@@ -97,5 +100,42 @@ struct PDFContentMarker {
       }
     }
     return try result.get()
+  }
+}
+
+extension PDFContentMarker.Result {
+  /// Turns cairo's `/NonStruct << /MCID n >> BDC` into `/NonStruct BMC` and drops `n` from
+  /// ``cairoIDs``. cairo 1.16 marks a page's content as the untagged report's `NonStruct` root
+  /// when the root's tag was begun on that page and no link came first (the first page of a
+  /// report without contents links): our own tree has no element for it, and our marked content
+  /// nested in it must not sit inside another MCID's sequence.
+  mutating func unmarkCairoRoot() {
+    let prefix = Array("/NonStruct << /MCID ".utf8)
+    let suffix = Array(" >> BDC".utf8)
+    var offset = 0
+    while offset + prefix.count <= stream.count {
+      guard stream[offset] == prefix[0], stream[offset..<(offset + prefix.count)].elementsEqual(prefix) else {
+        offset += 1
+        continue
+      }
+      var cursor = offset + prefix.count
+      var id = 0
+      while cursor < stream.count, stream[cursor] >= UInt8(ascii: "0"), stream[cursor] <= UInt8(ascii: "9"),
+        id < 1 << 40
+      {
+        id = id * 10 + Int(stream[cursor] - UInt8(ascii: "0"))
+        cursor += 1
+      }
+      guard cursor + suffix.count <= stream.count, stream[cursor..<(cursor + suffix.count)].elementsEqual(suffix),
+        let position = cairoIDs.firstIndex(of: id)
+      else {
+        offset = cursor
+        continue
+      }
+      let replacement = Array("/NonStruct BMC".utf8)
+      stream.replaceSubrange(offset..<(cursor + suffix.count), with: replacement)
+      cairoIDs.remove(at: position)
+      offset += replacement.count
+    }
   }
 }

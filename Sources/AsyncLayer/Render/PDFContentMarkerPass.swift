@@ -32,6 +32,11 @@ struct PDFContentMarkerPass {
   private var innerDepth = 0
   /// cairo's marked-content sequences open around the run's (begun before it).
   private var outerDepth = 0
+  /// Which of those are cairo's `/Figure` sequences: a figure drawn inside a cairo tag of its own
+  /// (an image, chart, SVG or QR code; its text is not counted in the record) is cairo's marked
+  /// content, copied as it is.
+  private var outerFigures: [Bool] = []
+  private var figureDepth = 0
   /// Where cairo's sequences begun in this text object while no run was open start: a run that
   /// starts next opens before them, so that they nest inside it.
   private var pendingStarts: [Int] = []
@@ -112,7 +117,7 @@ struct PDFContentMarkerPass {
       throw .missingGlyphs(run: left, missing: runs[left].glyphCount ?? 0)
     }
     copy(upTo: lexer.bytes.count)
-    return PDFContentMarker.Result(stream: output, markedContents: markedContents)
+    return PDFContentMarker.Result(stream: output, markedContents: markedContents, cairoIDs: usedIDs.sorted())
   }
 
   private mutating func nextToken() throws(Failure) -> Token? {
@@ -161,7 +166,14 @@ struct PDFContentMarkerPass {
       switch state {
       case .open, .closing: innerDepth += 1
       case .between, .suspended:
-        if inTextObject { pendingStarts.append(start) } else { outerDepth += 1 }
+        if inTextObject {
+          pendingStarts.append(start)
+        } else {
+          outerDepth += 1
+          let isFigure = operands.first.map { isName($0, Self.figureTag) } ?? false
+          outerFigures.append(isFigure)
+          if isFigure { figureDepth += 1 }
+        }
       }
     case (3, UInt8(ascii: "E"), UInt8(ascii: "M")):
       switch state {
@@ -173,6 +185,7 @@ struct PDFContentMarkerPass {
         if pendingStarts.popLast() == nil {
           guard outerDepth > 0 else { throw .unbalancedMarkedContent(offset: word.lowerBound) }
           outerDepth -= 1
+          if outerFigures.popLast() == true { figureDepth -= 1 }
         }
       }
     case (2, UInt8(ascii: "B"), UInt8(ascii: "I")):
@@ -207,6 +220,8 @@ struct PDFContentMarkerPass {
 
   /// A text-showing operator from `start` (its first operand) to `end` (past the operator).
   private mutating func show(start: Int, end: Int, isArray: Bool) throws(Failure) {
+    // Text inside a figure's own marked content (a chart's labels) is the figure's.
+    if figureDepth > 0, state == .between { return }
     var strings = 0
     var total = 0
     for operand in operands where operand.kind == .literalString || operand.kind == .hexString {
@@ -319,7 +334,10 @@ struct PDFContentMarkerPass {
 
   /// Moves to the next run with glyphs and records its MCID (the caller writes its BDC).
   private mutating func advance(checkingDrawing: Bool = false) throws(Failure) {
-    var drawn = false
+    // A styled run's underline or strikethrough may be painted after its last glyph (pango draws
+    // a run's lines once its glyphs are shown): painting after such a run is its own, left
+    // unmarked between the two runs' marked contents.
+    var drawn = runIndex >= 0 && runIndex < runs.count && runs[runIndex].paintsInside
     repeat {
       runIndex += 1
       guard runIndex < runs.count else { throw .textOutsideRuns(offset: lexer.position) }
@@ -368,6 +386,14 @@ struct PDFContentMarkerPass {
     output.append(contentsOf: Self.mcid)
     Self.appendDecimal(id, to: &output)
     output.append(contentsOf: Self.bdc)
+  }
+
+  private static let figureTag = Array("/Figure".utf8)
+
+  /// Whether `token` is the name `name` (with its slash).
+  private func isName(_ token: Token, _ name: [UInt8]) -> Bool {
+    guard token.kind == .name, token.range.count == name.count else { return false }
+    return lexer.bytes[token.range].elementsEqual(name)
   }
 
   private static let artifact = Array("/Artifact BMC\n".utf8)

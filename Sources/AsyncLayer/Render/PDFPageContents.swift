@@ -14,6 +14,13 @@ struct PDFPageContents {
     let contentObject: Int
     /// The inflated content stream.
     let stream: [UInt8]
+    /// The page object's number.
+    var pageObject = 0
+    /// The page's `/StructParents` key (cairo writes one on every page of a PDF with a structure
+    /// tree, tagged or not), nil when it has none.
+    var structParents: Int?
+    /// The page's link annotations in `/Annots` order, each with its `/StructParent` key.
+    var annotations: [(object: Int, structParent: Int?)] = []
   }
 
   let pages: [Page]
@@ -81,7 +88,13 @@ struct PDFPageContents {
       guard let stream = inflate(UnsafeRawBufferPointer(rebasing: bytes[dataStart..<(dataStart + length)])) else {
         throw failure("content stream \(contents) does not inflate")
       }
-      pages.append(Page(contentObject: contents, stream: stream))
+      var read = Page(contentObject: contents, stream: stream)
+      read.pageObject = kid
+      read.structParents = number(after: "/StructParents ", in: page)
+      for annotation in references(after: "/Annots [", in: page) ?? [] {
+        read.annotations.append((annotation, number(after: "/StructParent ", in: try body(annotation).text)))
+      }
+      pages.append(read)
     }
     return (pages, fonts)
   }
@@ -116,6 +129,12 @@ struct PDFPageContents {
       index += 3
     }
     return numbers.isEmpty ? nil : numbers
+  }
+
+  /// The whole number after `key` in `text`.
+  private static func number(after key: StaticString, in text: Substring) -> Int? {
+    guard let found = find(key, in: text) else { return nil }
+    return Int(text[found.upperBound...].prefix { $0.isASCII && $0.isNumber })
   }
 
   /// Where `key` is in `text`, compared byte by byte: Foundation's `range(of:)` took some 67,000

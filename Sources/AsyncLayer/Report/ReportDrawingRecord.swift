@@ -3,8 +3,10 @@ internal import CCairo
 /// What a report's PDF pages draw, in drawing order, for marking the content ourselves
 /// (``PDFContentMarker``) instead of through cairo's tags: per page, each text run with its
 /// structure path and the glyphs cairo is given for it, and whether non-text drawing (fills, rules,
-/// images, figures) came between two runs. A step towards writing the tags ourselves (issue 29,
-/// goal 6): it is made only when asked for (``ReportLayout/pdfData(isCancelled:record:)``).
+/// images, figures) came between two runs; and, for our structure tree (``ReportStructureTree``),
+/// the order of runs, fills and rules, links and figures. Figures are the one thing cairo still
+/// tags: each is drawn inside a `Figure` tag of its own (``beginFigure(alternativeText:in:)``).
+/// Made only when asked for (``ReportLayout/pdfData(isCancelled:record:)``).
 ///
 /// The glyph count is what `pango_cairo_show_layout_line` hands cairo for the run's lines, as
 /// ``VectorColorGlyphs`` draws them: every glyph but pango's empty ones (`PANGO_GLYPH_EMPTY`,
@@ -19,6 +21,22 @@ final class ReportDrawingRecord {
     var runs: [PDFContentMarker.Run] = []
     var paths: [ReportStructure.Path] = []
     var elements: [Int] = []
+    /// What changes the open structure elements, in drawing order (``ReportStructureTree`` replays
+    /// it as ``ReportStructure`` moves cairo's tags).
+    var events: [Event] = []
+  }
+
+  /// One step of a page's structure, as ``ReportStructure/enter(_:index:)`` takes it.
+  enum Event: Equatable {
+    /// Text run `index` (of the page's runs) moves to its path (an empty path closes the leaves).
+    case run(Int)
+    /// A fill or rule: closes the open elements inside the innermost open container.
+    case closeLeaves
+    /// A link annotation, a `Link` element inside whatever is open.
+    case link
+    /// A figure (image, chart, SVG, QR code) drawn inside a cairo `Figure` tag of its own, with
+    /// its alternative text.
+    case figure(String?)
   }
 
   private(set) var pages: [Page] = []
@@ -34,17 +52,35 @@ final class ReportDrawingRecord {
   /// Non-text drawing since the last run.
   func noteDrawing() { drewSinceRun = true }
 
-  /// A figure: charts and SVG drawings may draw text whose glyphs are not counted here, so a
-  /// figure is a run of unknown glyphs (marking fails on a page whose figure drew text); images
-  /// and QR codes draw none.
-  func addFigure(_ figure: ReportFigure, element: Int, path: ReportStructure.Path?) {
-    switch figure.content {
-    case .image, .qrCode: noteDrawing()
-    case .chart, .svg:
-      append(PDFContentMarker.Run(structureType: "Figure", glyphCount: nil), element: element, path: path ?? .empty)
-      drewSinceRun = true
-    }
+  /// A fill or a rule (non-text drawing that closes the open leaves, as ``ReportStructure`` does).
+  func noteRule() {
+    if pages.isEmpty { beginPage() }
+    drewSinceRun = true
+    pages[pages.count - 1].events.append(.closeLeaves)
   }
+
+  /// A link annotation (cairo writes it and an empty `/Link` marked content).
+  func noteLink() {
+    if pages.isEmpty { beginPage() }
+    pages[pages.count - 1].events.append(.link)
+  }
+
+  /// Begins a figure's drawing. cairo marks it (`/Figure << /MCID n >> BDC … EMC`, a few tags
+  /// per report, not per cell): everything a figure draws, a chart's or an SVG's text included, is
+  /// the figure's content without counting it, and our tree takes that MCID as its `Figure`'s.
+  func beginFigure(alternativeText: String?, in cr: OpaquePointer) {
+    if pages.isEmpty { beginPage() }
+    pages[pages.count - 1].events.append(.figure(alternativeText))
+    drewSinceRun = true
+    cairo_tag_begin(cr, Self.figureTag, "")
+  }
+
+  func endFigure(in cr: OpaquePointer) {
+    cairo_tag_end(cr, Self.figureTag)
+    drewSinceRun = true
+  }
+
+  private static let figureTag = "Figure"
 
   /// Text run `run`, drawn from `layout`; `paintedColourGlyphs`: the colour glyphs
   /// ``VectorColorGlyphs`` painted for it.
@@ -53,8 +89,10 @@ final class ReportDrawingRecord {
   ) {
     let path = path ?? .empty
     // The name's bytes as a String (a small string: no allocation, no dynamic cast).
-    let type: String? =
+    // A contents line's leader dots are an artifact (they stay in its TOCI's place in the page).
+    var type: String? =
       path.count == 0 ? nil : path[path.count - 1].tag.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    if case .contentsLeader = run.role { type = nil }
     var count: Int? = nil
     if let glyphs = glyphs(of: layout, lines: run.lines), glyphs.colour == paintedColourGlyphs {
       count = glyphs.count
@@ -73,6 +111,7 @@ final class ReportDrawingRecord {
     var run = run
     run.drawingBefore = drewSinceRun
     drewSinceRun = false
+    pages[pages.count - 1].events.append(.run(pages[pages.count - 1].runs.count))
     pages[pages.count - 1].runs.append(run)
     pages[pages.count - 1].paths.append(path)
     pages[pages.count - 1].elements.append(element)

@@ -43,19 +43,22 @@ extension ReportLayout {
             paintedColourGlyphs: (layouts.colorGlyphs?.paintedCount ?? 0) - painted)
         }
       case .image(let image, let frame):
+        record?.beginFigure(alternativeText: nil, in: context.cairo.raw)
         context.draw(image, in: frame)
-        record?.noteDrawing()
+        record?.endFigure(in: context.cairo.raw)
       case .fill(let rect, let color):
         context.fill(rect, color: color)
-        record?.noteDrawing()
+        record?.noteRule()
       case .stroke(let rect, let color, let lineWidth):
         context.stroke(rect, color: color, lineWidth: lineWidth)
-        record?.noteDrawing()
+        record?.noteRule()
       case .link(let rect, let target):
         context.addLink(rect, to: target, named: navigation)
+        record?.noteLink()
       case .figure(let figure, let frame):
+        record?.beginFigure(alternativeText: figure.alternativeText, in: context.cairo.raw)
         try context.draw(figure, in: frame)
-        record?.addFigure(figure, element: number, path: ReportStructure.path(for: element, index: number))
+        record?.endFigure(in: context.cairo.raw)
       }
     }
     structure?.closePage()

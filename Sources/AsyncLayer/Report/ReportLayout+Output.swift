@@ -46,6 +46,26 @@ extension ReportLayout {
 
   /// The PDF, checking `isCancelled` between pages and between a page's elements.
   func pdfData(isCancelled: @escaping () -> Bool) throws -> Data {
+    try pdfData(isCancelled: isCancelled, ownStructure: Self.writesOwnStructureTree)
+  }
+
+  /// Whether a tagged PDF gets our own marked content and structure tree
+  /// (``ownTaggedPDFData(isCancelled:)``) instead of cairo's tags: the internal switch of issue
+  /// 29's goal 6.
+  static let writesOwnStructureTree = true
+
+  /// The PDF; a tagged one with our own structure tree when `ownStructure` is true, else with
+  /// cairo's tags. Should our tree not add
+  /// up (a ``ReportOwnMarking/Failure``), the PDF is drawn again with cairo's tags: never a
+  /// wrong tree.
+  func pdfData(isCancelled: @escaping () -> Bool, ownStructure: Bool) throws -> Data {
+    if ownStructure, metadata.tagged {
+      do {
+        return try ownTaggedPDFData(isCancelled: isCancelled)
+      } catch is ReportOwnMarking.Failure {
+        // Drawn again below with cairo's tags.
+      }
+    }
     return try pdfData(isCancelled: isCancelled, record: nil)
   }
 
@@ -92,6 +112,9 @@ extension ReportLayout {
     if let colorGlyphs = layouts.colorGlyphs, colorGlyphs.paintedCount > colorGlyphs.imageCount {
       data = PDFResourceCleanup.removingDuplicateXObjectKeys(from: data)
     }
+    // Drawn for our own tags: cairo's layout (the cleanup above keeps every offset), which our
+    // rewrite reads as cairo writes it; an incremental update would hide the table it reads.
+    if record != nil, metadata.tagged { return data }
     // cairo 1.16 has no call for the document language nor attributes on structure elements: an
     // incremental update adds /Lang, the figures' /Alt and the header cells' /Scope. A tagged PDF
     // is written again instead, its structure tree (a plain object per table cell from cairo, 1.7

@@ -1,7 +1,7 @@
 package import Foundation
 
-/// The untagged PDF with its content marked by us (issue 29, goal 6, a first step): no structure
-/// tree is written yet, and nothing calls this by default.
+/// The untagged PDF with its content marked by us (issue 29, goal 6): what
+/// ``ReportLayout/ownTaggedPDFData(isCancelled:)`` builds the structure tree from.
 struct ReportOwnMarking {
   /// The PDF as cairo wrote it, untagged.
   let data: Data
@@ -44,6 +44,34 @@ extension ReportLayout {
       }
     }
     return ReportOwnMarking(data: data, record: record, contents: contents, pages: pages)
+  }
+
+  /// A tagged PDF with our own marked content and structure tree: drawn untagged with the drawing
+  /// record, every page marked (``PDFContentMarker``), the tree built from the record
+  /// (``ReportStructureTree``) and written by the rewrite in place of cairo's content streams and
+  /// its links-only tree (``PDFCatalogUpdate/replacingStructure(in:contents:streams:tree:language:)``).
+  /// Throws ``ReportOwnMarking/Failure`` when anything does not add up.
+  func ownTaggedPDFData(isCancelled: @escaping () -> Bool = { false }) throws -> Data {
+    let marking = try ownMarking(isCancelled: isCancelled)
+    var pages = marking.pages
+    for (index, page) in marking.contents.pages.enumerated() where pages[index].cairoIDs.count > page.annotations.count
+    {
+      pages[index].unmarkCairoRoot()
+    }
+    let tree = try ReportStructureTree.build(record: marking.record, marked: pages, contents: marking.contents)
+    do {
+      return try PDFCatalogUpdate.replacingStructure(
+        in: marking.data, contents: marking.contents, streams: pages.map(\.stream), tree: tree,
+        language: metadata.language)
+    } catch {
+      throw ReportOwnMarking.Failure(description: "writing the structure tree: \(error.description)")
+    }
+  }
+
+  /// `layerbench report --own-tags` (hidden): a tagged report with our own structure tree (when it
+  /// can have one), whatever ``writesOwnStructureTree`` says; `false` forces cairo's tags.
+  package func pdfData(ownStructureTree: Bool) throws -> Data {
+    try pdfData(isCancelled: { false }, ownStructure: ownStructureTree)
   }
 
   /// A measuring run for `layerbench report --probe-own-marking` (bench/own-tags-marker.sh): a

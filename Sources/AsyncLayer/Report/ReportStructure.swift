@@ -26,6 +26,9 @@ final class ReportStructure {
   enum Tag: UInt8 {
     case document, h1, h2, h3, h4, h5, h6, paragraph, table, tableRow, tableHeader, tableCell
     case contents, contentsItem, list, listItem, listLabel, listBody, figure, nonStruct
+    /// A link annotation's element: cairo makes these for link tags; only our own tree
+    /// (``ReportStructureTree``) names it.
+    case link
 
     /// The heading tag of `level`, clamped to H1–H6.
     static func heading(_ level: Int) -> Tag {
@@ -62,6 +65,7 @@ final class ReportStructure {
       case .listBody: "LBody"
       case .figure: "Figure"
       case .nonStruct: "NonStruct"
+      case .link: "Link"
       }
     }
 
