@@ -92,6 +92,12 @@ struct ReportCommand: ParsableCommand {
     switch outputExtension {
     case "pdf":
       let pdf: Data
+      let fallbacks = ReportLayout.ownStructureFallbackCount
+      defer {
+        if ReportLayout.ownStructureFallbackCount != fallbacks {
+          Terminal.warn("\(spec): the structure tree was written by cairo's tags (the library's own did not add up)")
+        }
+      }
       if probeOwnMarking {
         pdf = try layout.ownMarkingProbe()
       } else if let tags {

@@ -224,6 +224,20 @@ struct ReportOwnStructureTests {
     #expect(try Self.compare(layout, minimumElements: 20) == 3)
   }
 
+  /// A glyph no font has is drawn by pango as a hex box with a font of its own, which the drawing
+  /// record cannot count: our tree refuses the report (a typed failure, never a wrong tree) and the
+  /// PDF is drawn again with cairo's tags, tagged all the same, and the fallback is counted.
+  @Test func uncountableRunFallsBackToCairosTagsAndIsCounted() throws {
+    let layout = try Self.layout(
+      json: "{\"title\": \"Boxes\", \"content\": [{\"heading\": \"Unknown\"}, {\"paragraph\": \"a \u{10FFFD} b\"}]}")
+    #expect(throws: ReportOwnMarking.Failure.self) { try layout.ownTaggedPDFData() }
+    let before = ReportLayout.ownStructureFallbackCount
+    let pdf = try layout.pdfData()
+    // Other tests may fall back at the same time; this one adds at least its own.
+    #expect(ReportLayout.ownStructureFallbackCount > before)
+    #expect(String(decoding: pdf, as: UTF8.self).contains("/StructTreeRoot"))
+  }
+
   /// Contents over several pages, a long paragraph across pages, an underlined link (pango paints
   /// the underline after the run's glyphs) and header and footer templates.
   @Test func bookWithContentsAndUnderlinedLink() throws {

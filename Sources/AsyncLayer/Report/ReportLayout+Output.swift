@@ -1,5 +1,6 @@
 internal import CCairo
 public import Foundation
+import Synchronization
 
 extension ReportLayout {
   // MARK: PNG
@@ -54,6 +55,22 @@ extension ReportLayout {
   /// 29's goal 6.
   static let writesOwnStructureTree = true
 
+  /// How many tagged PDFs this process drew a second time, with cairo's tags, because the library's
+  /// own structure tree did not add up for them (a glyph count, a link or a page it could not match).
+  ///
+  /// Such a PDF is correct and tagged; it only cost a second drawing. The count should stay 0: compare
+  /// it before and after writing a PDF to learn whether that one fell back.
+  ///
+  /// ```swift
+  /// let before = ReportLayout.ownStructureFallbackCount
+  /// let pdf = try layout.pdfData()
+  /// if ReportLayout.ownStructureFallbackCount != before { print("drawn twice (cairo's tags)") }
+  /// ```
+  public static var ownStructureFallbackCount: Int { ownStructureFallbacks.load(ordering: .relaxed) }
+
+  /// The count behind ``ownStructureFallbackCount``.
+  static let ownStructureFallbacks = Atomic<Int>(0)
+
   /// The PDF; a tagged one with our own structure tree when `ownStructure` is true, else with
   /// cairo's tags. Should our tree not add
   /// up (a ``ReportOwnMarking/Failure``), the PDF is drawn again with cairo's tags: never a
@@ -63,7 +80,8 @@ extension ReportLayout {
       do {
         return try ownTaggedPDFData(isCancelled: isCancelled)
       } catch is ReportOwnMarking.Failure {
-        // Drawn again below with cairo's tags.
+        // Drawn again below with cairo's tags; counted, so that a caller (and layerbench) can tell.
+        Self.ownStructureFallbacks.add(1, ordering: .relaxed)
       }
     }
     return try pdfData(isCancelled: isCancelled, record: nil)
