@@ -59,7 +59,8 @@ struct TileDeflaterTests {
                 bytes.baseAddress, bytes.count, rowBytes, $0.baseAddress, out.baseAddress, bound, scratch.baseAddress)
             }
           }
-          return asynclayer_deflate_rows(bytes.baseAddress, bytes.count, rowBytes, nil, out.baseAddress, bound, scratch.baseAddress)
+          return asynclayer_deflate_rows(
+            bytes.baseAddress, bytes.count, rowBytes, nil, out.baseAddress, bound, scratch.baseAddress)
         }
       }
     }
@@ -74,7 +75,10 @@ struct TileDeflaterTests {
       guard let stream = deflate(input, rowBytes: rowBytes, flags: useFlags ? flags : nil),
         inflate(stream, count: input.count) == input
       else { return false }
-      if deflate(input, rowBytes: rowBytes, flags: useFlags ? flags : nil, capacity: asynclayer_deflate_bound(input.count) - 1) != nil {
+      if deflate(
+        input, rowBytes: rowBytes, flags: useFlags ? flags : nil, capacity: asynclayer_deflate_bound(input.count) - 1)
+        != nil
+      {
         return false
       }
     }
