@@ -193,16 +193,7 @@ struct ReportOwnStructureTests {
   /// The decoded data of stream object `reference` ("12 0 R"), as text.
   static func streamData(_ pdf: String, object reference: String) throws -> String {
     let number = reference.split(separator: " ").first.map(String.init) ?? ""
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try Poppler.executable("qpdf"))
-    process.arguments = ["--show-object=\(number)", "--filtered-stream-data", pdf]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    return try Poppler.run("qpdf", ["--show-object=\(number)", "--filtered-stream-data", pdf])
   }
 
   static func layout(json: String) throws -> ReportLayout {
