@@ -163,6 +163,27 @@ static inline uint32_t asynclayer_adler_rows(const uint8_t *input, size_t count,
   return adler;
 }
 
+/// The LZ77 step at `i`, whose 4 bytes are `bytes` (at least 4 bytes left): looks up the last
+/// position with the same hash and makes `i` that hash's last position; when the bytes there match,
+/// sets `length` (at most 258) and `distance` and returns 1, else returns 0. Used by the scan's inner
+/// loop and by its steps at the first and last bytes.
+static inline __attribute__((always_inline)) int asynclayer_hash_match(const uint8_t *input, size_t count, size_t i,
+                                                                      uint32_t bytes, int32_t *head, size_t *length,
+                                                                      size_t *distance) {
+  uint32_t hash = (bytes * 0x1E35A7BDu) >> (32 - ASYNCLAYER_DEFLATE_HASH_BITS);
+  int32_t candidate = head[hash];
+  head[hash] = (int32_t)i;
+  // An empty slot holds a large negative position, always out of the window.
+  if ((size_t)((ptrdiff_t)i - candidate) <= ASYNCLAYER_DEFLATE_WINDOW &&
+      asynclayer_load32(input + candidate) == bytes) {
+    size_t limit = count - i < 258 ? count - i : 258;
+    *length = 4 + asynclayer_match_length(input + candidate + 4, input + i + 4, limit - 4);
+    *distance = i - (size_t)candidate;
+    return 1;
+  }
+  return 0;
+}
+
 /// Writes `input` as a zlib stream into `output`; returns the byte count, or 0 when `capacity` is
 /// less than asynclayer_deflate_bound(count). `scratch` holds asynclayer_deflate_scratch_bytes(count)
 /// bytes, 4-byte aligned.
@@ -204,15 +225,9 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
         asynclayer_token_copy(&t, input + i, run, 1);
         continue;
       }
-      uint32_t hash = (bytes * 0x1E35A7BDu) >> (32 - ASYNCLAYER_DEFLATE_HASH_BITS);
-      int32_t candidate = head[hash];
-      head[hash] = (int32_t)i;
-      // An empty slot holds a large negative position, always out of the window.
-      if ((size_t)((ptrdiff_t)i - candidate) <= ASYNCLAYER_DEFLATE_WINDOW &&
-          asynclayer_load32(input + candidate) == bytes) {
-        size_t limit = count - i < 258 ? count - i : 258;
-        size_t length = 4 + asynclayer_match_length(input + candidate + 4, input + i + 4, limit - 4);
-        asynclayer_token_match(&t, length, i - (size_t)candidate);
+      size_t length, distance;
+      if (asynclayer_hash_match(input, count, i, bytes, head, &length, &distance)) {
+        asynclayer_token_match(&t, length, distance);
         i += length;
         continue;
       }
@@ -252,15 +267,9 @@ static inline size_t asynclayer_deflate_rows(const uint8_t *input, size_t count,
       }
     }
     if (i + 4 <= count) {
-      uint32_t bytes = asynclayer_load32(input + i);
-      uint32_t hash = (bytes * 0x1E35A7BDu) >> (32 - ASYNCLAYER_DEFLATE_HASH_BITS);
-      int32_t candidate = head[hash];
-      head[hash] = (int32_t)i;
-      if ((size_t)((ptrdiff_t)i - candidate) <= ASYNCLAYER_DEFLATE_WINDOW &&
-          asynclayer_load32(input + candidate) == bytes) {
-        size_t limit = count - i < 258 ? count - i : 258;
-        size_t length = 4 + asynclayer_match_length(input + candidate + 4, input + i + 4, limit - 4);
-        asynclayer_token_match(&t, length, i - (size_t)candidate);
+      size_t length, distance;
+      if (asynclayer_hash_match(input, count, i, asynclayer_load32(input + i), head, &length, &distance)) {
+        asynclayer_token_match(&t, length, distance);
         i += length;
         continue;
       }
