@@ -161,13 +161,17 @@ extension BatchEngine {
   }
 
   /// On the writer thread: prepares lines until `readyTarget` are ready, never waiting for a window
-  /// slot (the writer's commits are what free them). A line that needs no drawing (an error, the
+  /// slot (the writer's commits are what free them), and not while it is more than a batch of tiles
+  /// behind. A line that needs no drawing (an error, the
   /// previous run's tile kept) is finished here. Stops at the end of the input.
   private func prepareLines(as writer: Int, directory: OutputDirectory, counts: inout HandOffCounts) {
-    let target = readyTarget
+    let (target, batch) = (readyTarget, writerWakeBatch)
     while true {
       let proceeds = writeQueue.withLock { queue -> Bool in
-        guard !queue.inputEnded, !queue.isClosed, queue.slotWaiters == 0,
+        // More than a batch of tiles behind, the writer writes first: its commits free the slots,
+        // and the workers prepare their own lines meanwhile, so that the queue can reach the
+        // backlog at which they write tiles too (on a file system slower than the drawing).
+        guard !queue.inputEnded, !queue.isClosed, queue.slotWaiters == 0, queue.tiles.count <= batch,
           queue.ready.count + queue.preparing < target
         else { return false }
         queue.preparing += 1
