@@ -162,8 +162,8 @@ extension BatchEngine {
 
   /// On the writer thread: prepares lines until `readyTarget` are ready, never waiting for a window
   /// slot (the writer's commits are what free them), and not while it is more than a batch of tiles
-  /// behind. A line that needs no drawing (an error, the
-  /// previous run's tile kept) is finished here. Stops at the end of the input.
+  /// behind. A line that needs no drawing (an error, the previous run's tile kept) is finished here.
+  /// Stops at the end of the input.
   private func prepareLines(as writer: Int, directory: OutputDirectory, counts: inout HandOffCounts) {
     let (target, batch) = (readyTarget, writerWakeBatch)
     while true {
