@@ -106,6 +106,10 @@ struct BatchRunCommand: ParsableCommand {
   @Option(help: .hidden)
   var killAfter: Int?
 
+  /// Debug: prints who prepared the lines and wrote the tiles (`HandOffCounts`).
+  @Flag(help: .hidden)
+  var handOffCounts = false
+
   @Option(
     help: ArgumentHelp(
       "Write a labels file of this name in --out-dir: one `<file>TAB<text>` line per tile written (shards: "
@@ -213,6 +217,7 @@ struct BatchRunCommand: ParsableCommand {
     configuration.resume = resume
     configuration.maxLineBytes = maxLineBytes
     configuration.killAfter = killAfter
+    configuration.printsHandOffCounts = handOffCounts
     configuration.progressInterval = progressInterval
     configuration.boxes = boxes
     configuration.fitsWidth = fitWidth
@@ -262,6 +267,9 @@ enum BatchRunner {
       + "\(String(format: "%.1f", Double(summary.bytesWritten) / 1e6)) MB written in \(String(format: "%.1f", summary.seconds)) s; "
       + "manifest \(summary.manifestPath)\n"
     FileHandle.standardError.write(Data(line.utf8))
+    if configuration.printsHandOffCounts {
+      FileHandle.standardError.write(Data((summary.handOffs.description + "\n").utf8))
+    }
     if summary.interrupted {
       FileHandle.standardError.write(
         Data("interrupted: the manifest holds every finished tile; run the same command again to resume\n".utf8))

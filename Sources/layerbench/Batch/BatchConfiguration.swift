@@ -18,6 +18,8 @@ struct BatchConfiguration: Sendable {
   var maxLineBytes = 1 << 20
   /// Debug: the process kills itself (SIGKILL) once this many records are in the manifest.
   var killAfter: Int?
+  /// Debug: the closing lines add who prepared the lines and wrote the tiles (`--hand-off-counts`).
+  var printsHandOffCounts = false
   /// Seconds between progress lines when standard error is not a terminal (0: none).
   var progressInterval: Double = 10
   /// Image format and mode (`--image-format`, `--mode`).

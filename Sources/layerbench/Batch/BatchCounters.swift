@@ -1,3 +1,4 @@
+import AsyncLayer
 import Synchronization
 
 /// Counters the workers bump and the progress line reads. (Locks below are `ThreadSanitizedMutex`: the
@@ -23,4 +24,28 @@ final class BatchCounters: Sendable {
   /// throughput` leaves out its warm-up tiles (font loading, ~30 ms for the first tile of a thread).
   let steadyStart = Atomic<UInt64>(0)
   let tilesBeforeSteady = Atomic<Int>(0)
+  /// Who prepared the lines drawn and wrote the tiles encoded: each thread counts its own and adds
+  /// them here when it ends (`--hand-off-counts`).
+  let handOffs = ThreadSanitizedMutex(HandOffCounts())
+}
+
+/// Lines prepared and tiles written by the writer thread and by the workers (`--hand-off-counts`):
+/// with a writer thread, the workers should only draw.
+struct HandOffCounts: Sendable, Equatable {
+  var preparedByWriter = 0
+  var preparedByWorkers = 0
+  var writtenByWriter = 0
+  var writtenByWorkers = 0
+
+  static func + (a: Self, b: Self) -> Self {
+    HandOffCounts(
+      preparedByWriter: a.preparedByWriter + b.preparedByWriter,
+      preparedByWorkers: a.preparedByWorkers + b.preparedByWorkers,
+      writtenByWriter: a.writtenByWriter + b.writtenByWriter, writtenByWorkers: a.writtenByWorkers + b.writtenByWorkers)
+  }
+
+  var description: String {
+    "hand-offs: the writer thread prepared \(preparedByWriter) lines and wrote \(writtenByWriter) tiles; "
+      + "the workers prepared \(preparedByWorkers) lines and wrote \(writtenByWorkers) tiles"
+  }
 }

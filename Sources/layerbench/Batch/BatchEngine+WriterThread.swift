@@ -2,11 +2,14 @@ import AsyncLayer
 import DequeModule
 import Foundation
 
-/// The writer thread (`--write-thread`): the workers hand it encoded tiles, which it writes, checksums
-/// and commits, in the order they were encoded. With `--output webdataset` it checksums them and
-/// commits them, the commit step placing them in the tar file. The workers wake it once a batch of
-/// tiles is queued (or before they wait for a window slot), not for every tile, and write a tile
-/// themselves while it is a backlog behind.
+/// The writer thread (`--write-thread`): everything of a tile but its drawing, so that the workers
+/// only draw. Ahead of them it prepares lines (reads, parses and checks them, begins their records,
+/// keeps the previous run's tiles); behind them it writes, checksums and commits their encoded tiles,
+/// in the order they were encoded (with `--output webdataset` it checksums them and the commit step
+/// places them in the tar file). A worker hands over an encoded tile and takes the next prepared
+/// line under one lock, and wakes the writer once a batch of tiles is queued or the prepared lines
+/// run low, not for every tile. Nothing waits for the writer: a worker with no prepared line reads
+/// and prepares one itself, and writes a tile itself while the writer is a backlog behind.
 extension BatchEngine {
   /// A rendered, encoded tile the writer thread has still to write.
   struct Encoded: Sendable {
@@ -24,12 +27,27 @@ extension BatchEngine {
     var workNanoseconds: UInt64
   }
 
-  /// The writer thread's input: encoded tiles in the order they were encoded.
+  /// What the workers and the writer thread hand each other, under one lock.
   struct WriteQueue {
+    /// Encoded tiles for the writer, in the order they were encoded.
     var tiles = Deque<Encoded>()
+    /// Lines the writer prepared for the workers, in input order.
+    var ready = Deque<Prepared>()
+    /// Lines the writer is preparing now (taken from the input, not yet in `ready`): a worker at
+    /// the end of the input waits for them rather than end while one is still to be drawn.
+    var preparing = 0
+    /// Workers waiting for `preparing` lines (`waitForPreparedLines`, `waitForLineOrSlot`), woken
+    /// by `readyWake`.
+    var waitingWorkers = 0
+    /// Workers waiting for a window slot: the writer prepares no line meanwhile, so that the slots
+    /// its commits free go to them (a line it prepared with the last slot would wait in `ready`
+    /// while they wait for a slot).
+    var slotWaiters = 0
+    /// The input gave the writer no line: it prepares no more.
+    var inputEnded = false
     var isClosed = false
     /// The writer is (about to be) waiting on `writerWake`: an append that fills a hand-off batch,
-    /// a worker about to wait for a window slot, or the close signals it.
+    /// prepared lines running low, a worker about to wait for a window slot, or the close signals it.
     var isSleeping = false
   }
 
@@ -49,19 +67,150 @@ extension BatchEngine {
   /// waiting for a core (other processes) catches up by itself.
   static func writerBacklog(window: Int) -> Int { max(2 * writerWakeBatch(window: window), window * 3 / 4) }
 
-  /// Hands an encoded tile to the writer thread, waking it when it sleeps and a batch is queued.
-  /// Returns the tile when the writer is `writerBacklog` tiles behind: the worker writes it itself.
-  func enqueueForWriting(_ encoded: Encoded) -> Encoded? {
-    let (batch, backlog) = (writerWakeBatch, writerBacklog)
-    let (queued, wakeWriter) = writeQueue.withLock { queue -> (Bool, Bool) in
+  /// Prepared lines the writer keeps ready for the workers: two hand-off batches, so that the
+  /// workers still have lines while the writer sleeps until the next batch of tiles; at most half
+  /// the window, so that prepared lines do not hold the slots the tiles in flight need.
+  static func readyTarget(window: Int) -> Int { max(1, min(2 * writerWakeBatch(window: window), window / 2)) }
+
+  /// Prepared lines at or below which a worker wakes a sleeping writer to prepare more.
+  static func readyLowWater(window: Int) -> Int { readyTarget(window: window) / 2 }
+
+  /// Hands an encoded tile to the writer thread and takes the next prepared line, if there is one,
+  /// under one lock; wakes the writer when it sleeps and a batch is queued or prepared lines run
+  /// low. Returns the tile as `backlog` when the writer is `writerBacklog` tiles behind: the worker
+  /// writes it itself.
+  func enqueueForWriting(_ encoded: Encoded) -> (backlog: Encoded?, next: Prepared?) {
+    let (batch, backlog, lowWater) = (writerWakeBatch, writerBacklog, readyLowWater)
+    let (queued, next, wakeWriter) = writeQueue.withLock { queue -> (Bool, Prepared?, Bool) in
       let queued = queue.tiles.count < backlog
       if queued { queue.tiles.append(encoded) }
-      guard queue.isSleeping, queue.tiles.count >= (queued ? batch : 1) else { return (queued, false) }
+      let next = queue.ready.popFirst()
+      let wakes =
+        queue.tiles.count >= (queued ? batch : 1) || (!queue.inputEnded && queue.ready.count <= lowWater)
+      guard queue.isSleeping, wakes else { return (queued, next, false) }
       queue.isSleeping = false
-      return (queued, true)
+      return (queued, next, true)
     }
     if wakeWriter { writerWake.signal() }
-    return queued ? nil : encoded
+    return (queued ? nil : encoded, next)
+  }
+
+  /// The next line the writer prepared, if there is one; wakes a sleeping writer when they run low.
+  func takePrepared() -> Prepared? {
+    let lowWater = readyLowWater
+    let (prepared, wakeWriter) = writeQueue.withLock { queue -> (Prepared?, Bool) in
+      let prepared = queue.ready.popFirst()
+      guard queue.isSleeping, !queue.inputEnded, queue.ready.count <= lowWater else { return (prepared, false) }
+      queue.isSleeping = false
+      return (prepared, true)
+    }
+    if wakeWriter { writerWake.signal() }
+    return prepared
+  }
+
+  /// What a worker facing a full window got: a prepared line, a window slot, or neither yet (a line
+  /// the writer was preparing did not come: look again).
+  enum LineOrSlot {
+    case line(Prepared)
+    case slot
+    case again
+  }
+
+  /// With the window full: a line the writer has prepared or is preparing (it holds that line's
+  /// slot), else the next slot to be freed, once the writer was woken for the tiles that free it.
+  func waitForLineOrSlot() -> LineOrSlot {
+    enum Wait { case line(Prepared), forLine, forSlot }
+    let wait = writeQueue.withLock { queue -> Wait in
+      if let prepared = queue.ready.popFirst() { return .line(prepared) }
+      if queue.preparing > 0 {
+        queue.waitingWorkers += 1
+        return .forLine
+      }
+      queue.slotWaiters += 1
+      return .forSlot
+    }
+    switch wait {
+    case .line(let prepared):
+      return .line(prepared)
+    case .forLine:
+      readyWake.wait()
+      return .again
+    case .forSlot:
+      wakeWriterForQueuedTiles()
+      windowSlots.wait()
+      writeQueue.withLock { $0.slotWaiters -= 1 }
+      return .slot
+    }
+  }
+
+  /// At the end of the input: the lines the writer is still preparing, one at a time, or nil once
+  /// there are none. A worker waits here only for a line the writer took from the input just before
+  /// it, never in the steady run.
+  func waitForPreparedLines() -> Prepared? {
+    while true {
+      let (prepared, waits) = writeQueue.withLock { queue -> (Prepared?, Bool) in
+        if let prepared = queue.ready.popFirst() { return (prepared, false) }
+        guard queue.preparing > 0 else { return (nil, false) }
+        queue.waitingWorkers += 1
+        return (nil, true)
+      }
+      if let prepared { return prepared }
+      guard waits else { return nil }
+      readyWake.wait()
+    }
+  }
+
+  /// On the writer thread: prepares lines until `readyTarget` are ready, never waiting for a window
+  /// slot (the writer's commits are what free them), and not while it is more than a batch of tiles
+  /// behind. A line that needs no drawing (an error, the previous run's tile kept) is finished here.
+  /// Stops at the end of the input.
+  private func prepareLines(as writer: Int, directory: OutputDirectory, counts: inout HandOffCounts) {
+    let (target, batch) = (readyTarget, writerWakeBatch)
+    while true {
+      let proceeds = writeQueue.withLock { queue -> Bool in
+        // More than a batch of tiles behind, the writer writes first: its commits free the slots,
+        // and the workers prepare their own lines meanwhile, so that the queue can reach the
+        // backlog at which they write tiles too (on a file system slower than the drawing).
+        guard !queue.inputEnded, !queue.isClosed, queue.slotWaiters == 0, queue.tiles.count <= batch,
+          queue.ready.count + queue.preparing < target
+        else { return false }
+        queue.preparing += 1
+        return true
+      }
+      guard proceeds else { return }
+      var prepared: Prepared?
+      var inputEnded = false
+      if windowSlots.wait(timeout: .now()) == .success {
+        if let job = nextJob() {
+          counts.preparedByWriter += 1
+          prepared = prepare(job, directory: directory)
+        } else {
+          windowSlots.signal()
+          inputEnded = true
+        }
+      }
+      let wakes = writeQueue.withLock { queue -> Int in
+        queue.preparing -= 1
+        if inputEnded { queue.inputEnded = true }
+        var appended = false
+        if case .draw? = prepared, let prepared {
+          queue.ready.append(prepared)
+          appended = true
+        }
+        // One waiting worker per line; all of them once nothing is left being prepared.
+        let wakes = queue.preparing == 0 ? queue.waitingWorkers : min(appended ? 1 : 0, queue.waitingWorkers)
+        queue.waitingWorkers -= wakes
+        return wakes
+      }
+      for _ in 0..<wakes { readyWake.signal() }
+      switch prepared {
+      case .draw?: continue
+      case .done(let outcome, let sequence)?:
+        countProcessed(outcome, isFirst: false)
+        complete(outcome, sequence: sequence, as: writer, in: directory)
+      case nil: return  // no window slot free, or the end of the input
+      }
+    }
   }
 
   /// Wakes a sleeping writer that has tiles queued, however few: a worker calls it before it waits
@@ -85,20 +234,22 @@ extension BatchEngine {
     if wakeWriter { writerWake.signal() }
   }
 
-  /// The writer thread: writes each encoded tile and commits its record, until the queue closes.
+  /// The writer thread: keeps lines prepared for the workers, and writes each encoded tile and
+  /// commits its record, until the queue closes.
   func write(as writer: Int, directory: OutputDirectory) {
+    var counts = HandOffCounts()
+    defer { counters.handOffs.withLock { $0 = $0 + counts } }
     while true {
+      prepareLines(as: writer, directory: directory, counts: &counts)
       let next = writeQueue.withLock { queue -> (tile: Encoded?, sleeps: Bool) in
         if let tile = queue.tiles.popFirst() { return (tile, false) }
         if queue.isClosed { return (nil, false) }
         queue.isSleeping = true
         return (nil, true)
       }
-      if let tile = next.tile, configuration.output == .webdataset {
-        let (record, payload) = member(tile)
-        finish(record, payload: payload, reused: false, sequence: tile.sequence)
-      } else if let tile = next.tile {
-        finish(written(tile, as: writer, in: directory), reused: false, sequence: tile.sequence)
+      if let tile = next.tile {
+        counts.writtenByWriter += 1
+        complete(.encoded(tile), sequence: tile.sequence, as: writer, in: directory)
       } else if next.sleeps {
         writerWake.wait()
       } else {

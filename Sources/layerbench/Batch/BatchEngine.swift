@@ -6,18 +6,20 @@ import Synchronization
 /// Streams an input file through K worker threads into PNG files and a manifest.
 ///
 /// Each worker takes a window slot, reads the next line of the input under the feed's lock (no
-/// reader thread: nothing to wake per tile), parses, renders, encodes and writes the PNG (temporary
-/// file, then rename), and hands the record to the commit step, which appends records to the
-/// manifest in input order and frees their slots. With `writeThread`, the worker hands the encoded
-/// PNG to one writer thread instead, which writes it, checksums it and commits its record: a core
-/// the workers leave free then takes the file system's share (about a fifth of a tile's CPU). With
-/// `--output webdataset` the writer thread (or else the worker) checksums the tile and commits it,
-/// and the commit step appends it to the tar file.
+/// reader thread: nothing to wake per tile), prepares it (parses and checks it, begins its record),
+/// draws and encodes it, writes the PNG (temporary file, then rename), and hands the record to the
+/// commit step, which appends records to the manifest in input order and frees their slots. With
+/// `writeThread`, one writer thread takes everything but the drawing off the workers: it prepares
+/// lines ahead of them and writes, checksums and commits their encoded PNGs behind them, so that a
+/// worker with a core of its own draws as fast as `layerbench throughput` does (see
+/// `BatchEngine+WriterThread.swift`). With `--output webdataset` the writer thread (or else the
+/// worker) checksums the tile and commits it, and the commit step appends it to the tar file.
 /// Memory is bounded by the window: at most `window` input lines, records and encoded PNGs, and
 /// `workers` images at once.
 ///
-/// The run and the workers are here; the manifest's commit step, resume and the writer thread are in
-/// `BatchEngine+Commit.swift`, `BatchEngine+Resume.swift` and `BatchEngine+WriterThread.swift`. Locks
+/// The run and the workers are here; preparing and drawing a line, the manifest's commit step,
+/// resume and the writer thread are in `BatchEngine+Tiles.swift`, `BatchEngine+Commit.swift`,
+/// `BatchEngine+Resume.swift` and `BatchEngine+WriterThread.swift`. Locks
 /// are `ThreadSanitizedMutex`: the standard `Mutex` locks with a futex TSan cannot see, and
 /// `make test-tsan` runs the CLI tests.
 final class BatchEngine: Sendable {
@@ -25,7 +27,7 @@ final class BatchEngine: Sendable {
   let counters = BatchCounters()
   let fingerprint: Data
 
-  private struct Job: Sendable {
+  struct Job: Sendable {
     var sequence: Int
     var line: Int
     var bytes: Data
@@ -49,8 +51,8 @@ final class BatchEngine: Sendable {
     var seen = SeenIDs()
   }
 
-  /// What a worker made of a job: a finished record, or a PNG to write.
-  private enum Outcome {
+  /// What was made of a job: a finished record, or a PNG to write.
+  enum Outcome: Sendable {
     case finished(ManifestRecord, reused: Bool)
     case encoded(Encoded)
     /// A kept tile for a tar file (`--output webdataset`, resume), its record complete but for its
@@ -66,6 +68,12 @@ final class BatchEngine: Sendable {
   /// worker writes its tile itself (`writerBacklog(window:)`).
   let writerWakeBatch: Int
   let writerBacklog: Int
+  /// Lines the writer thread keeps prepared (`readyTarget(window:)`), and at which a worker wakes it
+  /// to prepare more (`readyLowWater(window:)`); workers at the end of the input wait on `readyWake`
+  /// for the lines it is still preparing.
+  let readyTarget: Int
+  let readyLowWater: Int
+  let readyWake = DispatchSemaphore(value: 0)
   let commitState = ThreadSanitizedMutex(CommitState())
   let manifestFD = ThreadSanitizedMutex<Int32>(-1)
 
@@ -81,6 +89,8 @@ final class BatchEngine: Sendable {
     windowSlots = DispatchSemaphore(value: configuration.window)
     writerWakeBatch = Self.writerWakeBatch(window: configuration.window)
     writerBacklog = Self.writerBacklog(window: configuration.window)
+    readyTarget = Self.readyTarget(window: configuration.window)
+    readyLowWater = Self.readyLowWater(window: configuration.window)
   }
 
   var manifestPath: String { (configuration.outDir as NSString).appendingPathComponent(configuration.manifestName) }
@@ -183,6 +193,7 @@ final class BatchEngine: Sendable {
     summary.manifestPath = manifestPath
     summary.firstError = state.firstError
     summary.staleTemporaryFiles = staleTemporaryFiles
+    summary.handOffs = counters.handOffs.withLock { $0 }
     if let writeError = state.writeError { throw BatchError(writeError) }
     if let readError { throw readError }
 
@@ -221,7 +232,7 @@ final class BatchEngine: Sendable {
 
   /// The next line of this run (of its shard, not blank) as a job, or nil at the end of the input,
   /// on a stop, or after a read error (kept for the summary).
-  private func nextJob() -> Job? {
+  func nextJob() -> Job? {
     let (counters, shard) = (counters, configuration.shard)
     let checksIDs = configuration.parser.format == .jsonl
     return feed.withLock { feed -> Job? in
@@ -259,45 +270,79 @@ final class BatchEngine: Sendable {
 
   private func work(worker: Int, directory: OutputDirectory) {
     var isFirst = true
-    while true {
-      // A slot first: a worker never holds a line the window has no room for.
-      takeWindowSlot()
-      guard let job = nextJob() else {
-        windowSlots.signal()
-        return
-      }
-      let outcome = process(job, directory: directory)
+    var handedOver: Prepared?
+    var counts = HandOffCounts()
+    defer { counters.handOffs.withLock { $0 = $0 + counts } }
+    while let prepared = handedOver ?? nextToDraw(directory: directory, counts: &counts) {
+      handedOver = nil
+      let (outcome, sequence) =
+        switch prepared {
+        case .draw(let tile): (draw(tile), tile.sequence)
+        case .done(let outcome, let sequence): (outcome, sequence)
+        }
       countProcessed(outcome, isFirst: isFirst)
       isFirst = false
-      switch outcome {
-      case .finished(let record, let reused):
-        finish(record, reused: reused, sequence: job.sequence)
-      case .encoded(let encoded):
-        // With a writer thread the tile is queued for it, unless it is a backlog behind.
-        guard let encoded = configuration.writeThread ? enqueueForWriting(encoded) : encoded else { continue }
-        if configuration.output == .webdataset {
-          let (record, payload) = member(encoded)
-          finish(record, payload: payload, reused: false, sequence: encoded.sequence)
-        } else {
-          finish(written(encoded, as: worker, in: directory), reused: false, sequence: encoded.sequence)
-        }
-      case .member(let record, let payload, let reused):
-        finish(record, payload: payload, reused: reused, sequence: job.sequence)
+      guard case .encoded(let encoded) = outcome, configuration.writeThread else {
+        if case .encoded = outcome { counts.writtenByWorkers += 1 }
+        complete(outcome, sequence: sequence, as: worker, in: directory)
+        continue
+      }
+      // Queued for the writer thread, unless it is a backlog behind; the next prepared line comes
+      // back under the same lock.
+      let (backlog, next) = enqueueForWriting(encoded)
+      handedOver = next
+      if let backlog {
+        counts.writtenByWorkers += 1
+        complete(.encoded(backlog), sequence: sequence, as: worker, in: directory)
       }
     }
   }
 
-  /// Waits for a window slot. With a writer thread, one that would block first wakes the writer
-  /// for the tiles queued below a hand-off batch: their commits are what frees slots.
-  private func takeWindowSlot() {
-    guard configuration.writeThread else { return windowSlots.wait() }
-    if windowSlots.wait(timeout: .now()) == .success { return }
-    wakeWriterForQueuedTiles()
-    windowSlots.wait()
+  /// The next line for this worker to draw: one the writer thread prepared, else the next line of
+  /// the input, prepared here. Nil at the end of the input (or on a stop), once no line is left
+  /// being prepared.
+  private func nextToDraw(directory: OutputDirectory, counts: inout HandOffCounts) -> Prepared? {
+    if configuration.writeThread {
+      // A slot first, as below, unless the writer has a line ready (it took the line's slot).
+      slot: while true {
+        if let prepared = takePrepared() { return prepared }
+        if windowSlots.wait(timeout: .now()) == .success { break }
+        switch waitForLineOrSlot() {
+        case .line(let prepared): return prepared
+        case .slot: break slot
+        case .again: continue
+        }
+      }
+    } else {
+      // A slot first: a worker never holds a line the window has no room for.
+      windowSlots.wait()
+    }
+    if let job = nextJob() {
+      counts.preparedByWorkers += 1
+      return prepare(job, directory: directory)
+    }
+    windowSlots.signal()
+    return configuration.writeThread ? waitForPreparedLines() : nil
+  }
+
+  /// Hands what was made of a line to the commit step: writing an encoded tile's PNG here (or
+  /// checksumming it for the tar file) first.
+  func complete(_ outcome: Outcome, sequence: Int, as writer: Int, in directory: OutputDirectory) {
+    switch outcome {
+    case .finished(let record, let reused):
+      finish(record, reused: reused, sequence: sequence)
+    case .encoded(let encoded) where configuration.output == .webdataset:
+      let (record, payload) = member(encoded)
+      finish(record, payload: payload, reused: false, sequence: encoded.sequence)
+    case .encoded(let encoded):
+      finish(written(encoded, as: writer, in: directory), reused: false, sequence: encoded.sequence)
+    case .member(let record, let payload, let reused):
+      finish(record, payload: payload, reused: reused, sequence: sequence)
+    }
   }
 
   /// Counts a tile for the steady rate, and starts its clock once every worker has finished a line.
-  private func countProcessed(_ outcome: Outcome, isFirst: Bool) {
+  func countProcessed(_ outcome: Outcome, isFirst: Bool) {
     switch outcome {
     case .finished(let record, _) where record.error != nil: break
     default: counters.tilesProcessed.add(1, ordering: .relaxed)
@@ -305,74 +350,6 @@ final class BatchEngine: Sendable {
     guard isFirst, counters.warmWorkers.add(1, ordering: .relaxed).newValue == configuration.workers else { return }
     counters.tilesBeforeSteady.store(counters.tilesProcessed.load(ordering: .relaxed), ordering: .relaxed)
     counters.steadyStart.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-  }
-
-  /// Parses, renders and encodes a job; or reuses the previous run's tile, or records its error.
-  private func process(_ job: Job, directory: OutputDirectory) -> Outcome {
-    let start = DispatchTime.now().uptimeNanoseconds
-    var record = ManifestRecord(line: job.line)
-    if job.isTooLong {
-      record.error = "line is longer than \(configuration.maxLineBytes) bytes (--max-line-bytes)"
-      return .finished(record, reused: false)
-    }
-    record.input = String(SHA256.hex(job.bytes, followedBy: fingerprint).prefix(16))
-    do {
-      var spec = try configuration.parser.parse(job.bytes, lineNumber: job.line)
-      record.id = spec.id
-      if let key = job.duplicateKey {
-        throw TileSpecError(id: spec.id, description: "duplicate key '\(key)' (each field once per line)")
-      }
-      if let first = job.firstLine {
-        throw TileSpecError(id: spec.id, description: "duplicate id, first at line \(first)")
-      }
-      if let sampler = configuration.sampler {
-        record.sample = try sampler.apply(to: &spec.tile, id: spec.id, text: spec.tile.content.source)
-      }
-      let file = spec.id + "." + configuration.encoder.fileExtension
-      let toTar = configuration.output == .webdataset
-      if toTar, spec.id.utf8.contains(UInt8(ascii: ".")) {
-        throw TileSpecError(
-          id: spec.id,
-          description:
-            "id '\(spec.id)' has a '.': WebDataset readers split a member's name at its first dot into key and "
-            + "extension, so --output webdataset needs ids without dots")
-      }
-      if let previous = job.previous {
-        if toTar {
-          if let payload = reusableMember(previous, as: record, file: file, content: spec.tile.content, in: directory) {
-            return .member(Self.labelled(previous, content: spec.tile.content), payload, reused: true)
-          }
-        } else if isReusable(previous, as: record, file: file, content: spec.tile.content, in: directory) {
-          return .finished(Self.labelled(previous, content: spec.tile.content), reused: true)
-        }
-      }
-      spec.tile.collectsText = true
-      spec.tile.collectsBoxes = configuration.boxes
-      spec.tile.collectsBoxValues = true
-      spec.tile.fitsWidth = configuration.fitsWidth
-      record.layout = LayoutRecord(spec.tile)
-      let rendered = try spec.tile.render()
-      record.text = rendered.text
-      // The sidecar's JSON is written where the tile is (`written`, `member`): on the writer thread
-      // when there is one, off this worker's path like the checksums.
-      let boxes = BatchBoxes.Source(id: spec.id, rendered: rendered)
-      if boxes != nil { record.boxes = spec.id + ".json" }
-      let png = try configuration.encoder.encode(rendered.image)
-      // For tar files too: the checksums and the commit step then run on the writer thread when
-      // there is one (`member`), else on this worker.
-      return .encoded(
-        Encoded(
-          sequence: job.sequence, record: record, file: file, png: png, boxes: boxes,
-          width: rendered.image.pixelWidth, height: rendered.image.pixelHeight, lines: rendered.lineCount,
-          unknownGlyphs: rendered.unknownGlyphCount, workNanoseconds: DispatchTime.now().uptimeNanoseconds - start))
-    } catch let error as TileSpecError {
-      record.id = error.id
-      record.error = error.description
-    } catch {
-      record.error = "\(error)"
-    }
-    record.ms = Self.milliseconds(DispatchTime.now().uptimeNanoseconds - start)
-    return .finished(record, reused: false)
   }
 
   /// Writes an encoded tile's PNG (temporary file, then rename) and returns its finished record.
@@ -418,7 +395,7 @@ final class BatchEngine: Sendable {
     return (png, boxes)
   }
 
-  private static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e3).rounded() / 1e3 }
+  static func milliseconds(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e3).rounded() / 1e3 }
 }
 
 extension ManifestRecord {

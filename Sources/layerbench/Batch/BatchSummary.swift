@@ -17,4 +17,5 @@ struct BatchSummary: Sendable {
   var firstError: String?
   /// Temporary files of an earlier, killed run of this command that were removed at the start.
   var staleTemporaryFiles = 0
+  var handOffs = HandOffCounts()
 }
