@@ -51,10 +51,12 @@ final class PangoThreadState {
 
   private func releaseFontMap() {
     // Fontsets point at the font map without a reference: release them (and the fonts) first.
+    fontsets.removeAll()
     recentFontsets.releaseAll()
     recentFonts.releaseAll()
     for context in contexts.values { g_object_unref(UnsafeMutableRawPointer(context)) }
     contexts.removeAll()
+    ownContexts.removeAll()
     g_object_unref(fontMap)
   }
 
@@ -74,7 +76,13 @@ final class PangoThreadState {
   /// under ``FontCacheLock``. A fontset kept here keeps its sorted font list, which Pango finds
   /// again when it rebuilds the fontset; a font kept here is found again by Pango's font hash.
   private var recentFonts = RetainedObjects(limit: 2_048)
-  private var recentFontsets = RetainedObjects(limit: 2_048)
+  /// Fontsets loaded through this thread's contexts, which Pango is handed again on the next load
+  /// with the same arguments instead of rebuilding them (see ``FontsetCache``).
+  private var fontsets = FontsetCache(limit: 2_048)
+  /// Fontsets loaded through other contexts (Pango's metrics computation makes its own).
+  private var recentFontsets = RetainedObjects(limit: 256)
+  /// The values of `contexts`, for ``fontset(fontMap:context:description:language:)``.
+  private var ownContexts: Set<OpaquePointer> = []
 
   /// Keeps the fonts of `layout`'s runs alive.
   func retainFonts(of layout: OpaquePointer) {
@@ -90,9 +98,26 @@ final class PangoThreadState {
     }
   }
 
-  /// Keeps a fontset Pango just loaded for this thread's font map alive.
-  func retainFontset(_ fontset: UnsafeMutableRawPointer) {
-    recentFontsets.retain(fontset)
+  /// The fontset loaded before for these arguments through one of this thread's contexts, with a
+  /// new reference; nil when Pango must load it.
+  func fontset(
+    fontMap: OpaquePointer, context: OpaquePointer, description: OpaquePointer, language: OpaquePointer?
+  ) -> UnsafeMutableRawPointer? {
+    guard ownContexts.contains(context) else { return nil }
+    return fontsets.fontset(fontMap: fontMap, context: context, description: description, language: language)
+  }
+
+  /// Keeps a fontset Pango just loaded for this thread's font map alive (and, for one of this
+  /// thread's contexts, to be handed out again by ``fontset(fontMap:context:description:language:)``).
+  func keepFontset(
+    _ fontset: UnsafeMutableRawPointer, fontMap: OpaquePointer, context: OpaquePointer, description: OpaquePointer,
+    language: OpaquePointer?
+  ) {
+    if ownContexts.contains(context) {
+      fontsets.insert(fontset, fontMap: fontMap, context: context, description: description, language: language)
+    } else {
+      recentFontsets.retain(fontset)
+    }
   }
 
   /// The context for layouts drawn at `scale` device pixels per point.
@@ -143,6 +168,7 @@ final class PangoThreadState {
     var matrix = PangoMatrix(xx: key.scale, xy: 0, yx: 0, yy: key.scale, x0: 0, y0: 0)
     pango_context_set_matrix(context, &matrix)
     contexts[key] = context
+    ownContexts.insert(context)
     return context
   }
 

@@ -88,17 +88,29 @@ enum ThreadSafeFontMap {
     return type == 0 ? nil : Registration(parent: parent, type: type)
   }
 
-  /// `load_fontset` (public `PangoFontMapClass`): Pango's, and the fontset kept alive by the
-  /// calling thread — the font map's own thread (see ``PangoThreadState/retainFontset(_:)``).
+  /// `load_fontset` (public `PangoFontMapClass`): the fontset the calling thread — the font map's
+  /// own thread — loaded before with the same arguments, else Pango's, kept by the thread (see
+  /// ``FontsetCache``).
   private static func loadFontset(
     _ fontMap: UnsafeMutablePointer<PangoFontMap>?, _ context: OpaquePointer?,
     _ description: OpaquePointer?, _ language: OpaquePointer?
   ) -> UnsafeMutablePointer<PangoFontset>? {
+    let state = PangoThreadState.current
+    if let fontMap, let context, let description,
+      let known = state.fontset(
+        fontMap: OpaquePointer(fontMap), context: context, description: description, language: language)
+    {
+      return known.assumingMemoryBound(to: PangoFontset.self)
+    }
     guard let registration, let parentClass = g_type_class_peek(registration.parent),
       let load = parentClass.assumingMemoryBound(to: PangoFontMapClass.self).pointee.load_fontset,
       let fontset = load(fontMap, context, description, language)
     else { return nil }
-    PangoThreadState.current.retainFontset(UnsafeMutableRawPointer(fontset))
+    if let fontMap, let context, let description {
+      state.keepFontset(
+        UnsafeMutableRawPointer(fontset), fontMap: OpaquePointer(fontMap), context: context, description: description,
+        language: language)
+    }
     return fontset
   }
 
