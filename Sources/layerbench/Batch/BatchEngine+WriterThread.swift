@@ -36,7 +36,7 @@ extension BatchEngine {
     /// Lines the writer is preparing now (taken from the input, not yet in `ready`): a worker at
     /// the end of the input waits for them rather than end while one is still to be drawn.
     var preparing = 0
-    /// Workers waiting for `preparing` lines (`waitForPreparedLines`, `waitForLineOrSlot`), woken
+    /// Workers waiting for `preparing` lines (`waitForPreparedLine(orSlot:)`), woken
     /// by `readyWake`.
     var waitingWorkers = 0
     /// Workers waiting for a window slot: the writer prepares no line meanwhile, so that the slots
@@ -108,55 +108,43 @@ extension BatchEngine {
     return prepared
   }
 
-  /// What a worker facing a full window got: a prepared line, a window slot, or neither yet (a line
-  /// the writer was preparing did not come: look again).
+  /// What a worker waiting on the writer got: a prepared line, a window slot, or neither.
   enum LineOrSlot {
     case line(Prepared)
     case slot
-    case again
+    case none
   }
 
-  /// With the window full: a line the writer has prepared or is preparing (it holds that line's
-  /// slot), else the next slot to be freed, once the writer was woken for the tiles that free it.
-  func waitForLineOrSlot() -> LineOrSlot {
-    enum Wait { case line(Prepared), forLine, forSlot }
-    let wait = writeQueue.withLock { queue -> Wait in
-      if let prepared = queue.ready.popFirst() { return .line(prepared) }
-      if queue.preparing > 0 {
-        queue.waitingWorkers += 1
-        return .forLine
-      }
-      queue.slotWaiters += 1
-      return .forSlot
-    }
-    switch wait {
-    case .line(let prepared):
-      return .line(prepared)
-    case .forLine:
-      readyWake.wait()
-      return .again
-    case .forSlot:
-      wakeWriterForQueuedTiles()
-      windowSlots.wait()
-      writeQueue.withLock { $0.slotWaiters -= 1 }
-      return .slot
-    }
-  }
-
-  /// At the end of the input: the lines the writer is still preparing, one at a time, or nil once
-  /// there are none. A worker waits here only for a line the writer took from the input just before
-  /// it, never in the steady run.
-  func waitForPreparedLines() -> Prepared? {
+  /// A line the writer has prepared or is preparing (it holds that line's slot), one at a time;
+  /// when there is none, with `orSlot` the next window slot to be freed, once the writer was woken
+  /// for the tiles that free it, else `.none`. A worker waits here with the window full, or at the
+  /// end of the input for a line the writer took from it just before — never in the steady run.
+  func waitForPreparedLine(orSlot: Bool) -> LineOrSlot {
+    enum Wait { case line(Prepared), forLine, forSlot, none }
     while true {
-      let (prepared, waits) = writeQueue.withLock { queue -> (Prepared?, Bool) in
-        if let prepared = queue.ready.popFirst() { return (prepared, false) }
-        guard queue.preparing > 0 else { return (nil, false) }
-        queue.waitingWorkers += 1
-        return (nil, true)
+      let wait = writeQueue.withLock { queue -> Wait in
+        if let prepared = queue.ready.popFirst() { return .line(prepared) }
+        if queue.preparing > 0 {
+          queue.waitingWorkers += 1
+          return .forLine
+        }
+        guard orSlot else { return .none }
+        queue.slotWaiters += 1
+        return .forSlot
       }
-      if let prepared { return prepared }
-      guard waits else { return nil }
-      readyWake.wait()
+      switch wait {
+      case .line(let prepared):
+        return .line(prepared)
+      case .forLine:
+        readyWake.wait()
+      case .forSlot:
+        wakeWriterForQueuedTiles()
+        windowSlots.wait()
+        writeQueue.withLock { $0.slotWaiters -= 1 }
+        return .slot
+      case .none:
+        return .none
+      }
     }
   }
 

@@ -304,14 +304,11 @@ final class BatchEngine: Sendable {
   private func nextToDraw(directory: OutputDirectory, counts: inout HandOffCounts) -> Prepared? {
     if configuration.writeThread {
       // A slot first, as below, unless the writer has a line ready (it took the line's slot).
-      slot: while true {
-        if let prepared = takePrepared() { return prepared }
-        if windowSlots.wait(timeout: .now()) == .success { break }
-        switch waitForLineOrSlot() {
-        case .line(let prepared): return prepared
-        case .slot: break slot
-        case .again: continue
-        }
+      if let prepared = takePrepared() { return prepared }
+      if windowSlots.wait(timeout: .now()) != .success,
+        case .line(let prepared) = waitForPreparedLine(orSlot: true)
+      {
+        return prepared
       }
     } else {
       // A slot first: a worker never holds a line the window has no room for.
@@ -322,7 +319,8 @@ final class BatchEngine: Sendable {
       return prepare(job, directory: directory)
     }
     windowSlots.signal()
-    return configuration.writeThread ? waitForPreparedLines() : nil
+    guard configuration.writeThread, case .line(let prepared) = waitForPreparedLine(orSlot: false) else { return nil }
+    return prepared
   }
 
   /// Hands what was made of a line to the commit step: writing an encoded tile's PNG here (or
