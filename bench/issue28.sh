@@ -17,15 +17,19 @@
 # and bench/batch.py's defaults apart from the fixed height). Wall-clock ratios depend on the machine's
 # BATCH_ARGS="--output webdataset": goal 4's batch writes tar shards instead of one file per tile.
 # load: the load average is printed before and after; bench/callgrind.sh gives the load-independent
-# instruction counts. LAYERBENCH=path measures another build. Needs `make bench-c` and a release build.
+# instruction counts. The column probe is bench/out/vcpu_probe's factor, taken in each round (3 loops
+# each way): how much a busy CPU 1 slowed CPU 0 then (1.00 independent cores; this VM's host moves it
+# between 1.0 and 1.8). Goals 3 and 4 use both CPUs, so read them beside it. LAYERBENCH=path measures
+# another build. Needs `make bench-c` and a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 TILES=${2:-1000}
 LB=${LAYERBENCH:-.build/release/layerbench}
 C_BIN=bench/out/pango_reference
+PROBE=bench/out/vcpu_probe
 TEXT=${TEXT:-"The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."}
-for binary in "$C_BIN" "$LB"; do
+for binary in "$C_BIN" "$PROBE" "$LB"; do
   [[ -x $binary ]] || { echo "missing $binary (run make bench-c and swift build -c release)" >&2; exit 1; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/issue28.XXXXXX")
@@ -59,9 +63,11 @@ batch() {
 
 echo "bench/issue28.sh $ROUNDS $TILES: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), $LB${BATCH_ARGS:+, batch $BATCH_ARGS}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s\n' round none fast C mixed-1 mixed-2 batch batch-all fast-whole batch-whole
-declare -a NONE FAST CL M1 M2 BATCH BATCHALL FASTW BATCHW
+printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s %6s\n' round none fast C mixed-1 mixed-2 batch batch-all fast-whole batch-whole probe
+declare -a NONE FAST CL M1 M2 BATCH BATCHALL FASTW BATCHW PROBES
+probe() { "$PROBE" 3 | grep -oE '[0-9.]+x' | tr -d x; }
 for ((r = 1; r <= ROUNDS; r++)); do
+  p=$(probe)
   # Alternate the order of the pairs from round to round so that drift in the load hits both sides.
   if ((r % 2)); then
     n=$(throughput --workers 1 --png none); s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
@@ -75,8 +81,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     n=$(throughput --workers 1 --png none)
   fi
   read -r b ball <<< "$b"
-  NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b"); BATCHALL+=("$ball"); FASTW+=("$fw"); BATCHW+=("$bw")
-  printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s\n' "$r" "$n" "$f" "$c" "$m1" "$m2" "$b" "$ball" "$fw" "$bw"
+  NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b"); BATCHALL+=("$ball"); FASTW+=("$fw"); BATCHW+=("$bw"); PROBES+=("${p:-?}")
+  printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s %6s\n' "$r" "$n" "$f" "$c" "$m1" "$m2" "$b" "$ball" "$fw" "$bw" "${p:-?}"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # Ratios per round (the two sides of a round ran back to back), then their median.
@@ -90,9 +96,9 @@ ratios() {
     q1 = v[int((NR + 3) / 4)]; q3 = v[NR + 1 - int((NR + 3) / 4)]
     printf "%.3f (q1-q3 %.3f-%.3f, %d rounds)", m, q1, q3, NR }'
 }
-printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
+printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s %6s\n' median "$(median "${NONE[@]}")" "$(median "${FAST[@]}")" \
   "$(median "${CL[@]}")" "$(median "${M1[@]}")" "$(median "${M2[@]}")" "$(median "${BATCH[@]}")" \
-  "$(median "${BATCHALL[@]}")" "$(median "${FASTW[@]}")" "$(median "${BATCHW[@]}")"
+  "$(median "${BATCHALL[@]}")" "$(median "${FASTW[@]}")" "$(median "${BATCHW[@]}")" "$(median "${PROBES[@]}")"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "1. png fast / png none, 1 worker:        $(ratios FAST NONE)   (goal >= 0.5)"
 echo "2. render / C loop, 1 thread, tiles/s:   $(ratios NONE CL)   (goal >= 1.25)"

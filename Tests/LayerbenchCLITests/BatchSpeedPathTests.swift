@@ -102,10 +102,12 @@ struct BatchSpeedPathTests {
       String(decoding: ascii, as: UTF8.self).hasPrefix(#"{"clusters":[{"box":[0,0,1,1],"end":3,"line":0,"start":2,"#))
   }
 
-  @Test("files appear whole under their names, replace an older file in one step, and leave nothing else")
-  func wholeFiles() throws {
+  @Test(
+    "files appear whole under their names, replace an older file in one step, and leave nothing else",
+    arguments: [false, true])
+  func wholeFiles(linksThroughProc: Bool) throws {
     try CLI.withTemporaryDirectory { dir in
-      let directory = try OutputDirectory(path: dir.path, temporaryTag: "all")
+      let directory = try OutputDirectory(path: dir.path, temporaryTag: "all", linksThroughProc: linksThroughProc)
       let first = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
       try directory.writeAtomically(first, named: "t1.png", worker: 0)
       #expect(try Data(contentsOf: dir.appendingPathComponent("t1.png")) == first)
