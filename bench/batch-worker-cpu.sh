@@ -23,8 +23,12 @@ LB=${LAYERBENCH:-.build/release/layerbench}
 OUT_ROOT=${OUT_ROOT:-/dev/shm}
 [[ -x $LB ]] || { echo "missing $LB (swift build -c release)" >&2; exit 1; }
 command -v perf > /dev/null || { echo "needs perf" >&2; exit 1; }
+# Files deleted from a disk file system slow the next files created there for minutes (bench/fs-settle.sh).
+on_disk() { [[ $(stat -f -c %T "$OUT_ROOT") != tmpfs ]]; }
+if on_disk; then bench/fs-settle.sh wait; fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/batch-worker-cpu.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+OUTS=$(mktemp -d "$OUT_ROOT/batch-worker-cpu.XXXXXX")  # each batch run writes into a directory of its own here
+trap 'rm -rf "$WORK" "$OUTS"; if on_disk; then bench/fs-settle.sh mark; fi' EXIT
 TEXT="The quick brown fox jumps over the lazy dog while the async layer renders text tiles off the main thread, fast."
 for ((i = 0; i < TILES; i++)); do printf '{"id": "t%07d", "text": "%s"}\n' "$i" "$TEXT"; done > "$WORK/lines.jsonl"
 TILE=(--font "Sans 14" --width 375 --height 120 --scale 2 --padding 8 --bg white)
@@ -40,10 +44,11 @@ throughput() {
 }
 batch() {
   local out
-  out=$(mktemp -d "$OUT_ROOT/batch-worker-cpu.XXXXXX")
+  out=$(mktemp -d "$OUTS/out.XXXXXX")
   perf record -q -e cpu-clock -F 4000 -o "$WORK/b.data" "$LB" batch --input "$WORK/lines.jsonl" --out-dir "$out" \
     --workers 1 --progress-interval 0 --no-resume "${TILE[@]}" ${BATCH_ARGS:-} > "$WORK/b.out" 2>&1
-  rm -rf "$out"
+  # On disk, every round's files stay until the end: deleting them would slow the next round's.
+  if ! on_disk; then rm -rf "$out"; fi
   echo "$(grep -oE '[0-9]+ tiles/s after' "$WORK/b.out" | cut -d' ' -f1) $(threads "$WORK/b.data")"
 }
 

@@ -32,8 +32,9 @@ TEXT=${TEXT:-"The quick brown fox jumps over the lazy dog while the async layer 
 for binary in "$C_BIN" "$PROBE" "$LB"; do
   [[ -x $binary ]] || { echo "missing $binary (run make bench-c and swift build -c release)" >&2; exit 1; }
 done
+bench/fs-settle.sh wait
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/issue28.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"; bench/fs-settle.sh mark' EXIT
 escaped=${TEXT//\\/\\\\}
 escaped=${escaped//\"/\\\"}
 for ((i = 0; i < TILES; i++)); do printf '{"id": "t%07d", "text": "%s"}\n' "$i" "$escaped"; done > "$WORK/lines.jsonl"
@@ -49,7 +50,9 @@ c_loop() { "$C_BIN" --tiles "$TILES" --threads 1 --text "$TEXT" 2>&1 | rate; }
 # run's 1000 files just before the next run creates its 1000 made that run's writer thread scan
 # past every recently deleted inode (ext4 without a journal skips inodes deleted in the last
 # 5 minutes, one buffer lookup each): 0.23 ms of kernel time per tile on this machine (2026-11-26),
-# a cost of the benchmark's clean-up, not of writing tiles.
+# a cost of the benchmark's clean-up, not of writing tiles. For the same reason a run starts only 6 min
+# after the last one's clean-up (bench/fs-settle.sh): the 04:48 UTC run of 2026-11-27, begun 4 min
+# after the 04:40 run deleted its 72,000 files, had batch at 1,538-1,774 tiles/s in its first 3 rounds.
 # Prints "STEADY ALL": the rate after each worker's first tile, and the rate over the whole run.
 batch() {
   local out summary steady all
