@@ -101,10 +101,11 @@ final class OutputDirectory: Sendable {
   /// Gives the unnamed file `fd` the name `name` in this directory; 0, or the `errno` of the failure.
   ///
   /// By the descriptor itself where the kernel allows it (Linux 6.10 and later, for a file opened with
-  /// the caller's credentials): one path walk fewer than through `/proc/self/fd/N`, which made a file
-  /// cost 48-56 µs of kernel time on this machine's ext4 against 40-44 µs (4,000 files each way,
-  /// interleaved, 2026-11-27). Older kernels refuse it without CAP_DAC_READ_SEARCH (ENOENT); the first
-  /// refusal sends every later link through /proc, which open(2) documents for `O_TMPFILE`.
+  /// the caller's credentials): no path walk through `/proc/self/fd/N`. On tmpfs a file then costs
+  /// 19.8 µs of kernel time instead of 24.2 (medians of 5 interleaved rounds of 4,000 files, 2026-11-27,
+  /// bench/file-create-cost.sh); on ext4, where a file costs ~50 µs, the difference is within the
+  /// rounds' spread. Older kernels refuse it without CAP_DAC_READ_SEARCH (ENOENT); the first refusal
+  /// sends every later link through /proc, which open(2) documents for `O_TMPFILE`.
   private func link(_ fd: Int32, as name: String) -> Int32 {
     if let flag = Self.linkByDescriptor, descriptorLinks.load(ordering: .relaxed) != 2 {
       if linkat(fd, "", descriptor, name, flag) == 0 {
