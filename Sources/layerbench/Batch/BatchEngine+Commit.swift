@@ -53,9 +53,18 @@ extension BatchEngine {
   /// writes of up to `manifestFlushBytes` or `manifestFlushNanoseconds` worth of records.
   private func commit(_ finished: Committed, sequence: Int) {
     commitState.withLock { state in
-      state.pending[sequence] = finished
+      // The record the manifest waits for (nearly always, at one worker) goes straight in: no trip
+      // through `pending`, whose insert and removal moved the whole record twice.
+      var next: Committed?
+      if sequence == state.next {
+        next = finished
+      } else {
+        state.pending[sequence] = finished
+        next = state.pending.removeValue(forKey: state.next)
+      }
       var killAt: Int?
-      while var ready = state.pending.removeValue(forKey: state.next) {
+      while var ready = next.take() {
+        defer { next = state.pending.isEmpty ? nil : state.pending.removeValue(forKey: state.next) }
         state.next += 1
         if state.unwritten.isEmpty { state.unwrittenSince = DispatchTime.now().uptimeNanoseconds }
         if let tars = state.tars {

@@ -85,6 +85,13 @@ struct BoxesJSONWriter {
     cursor = Self.put(text, at: cursor)
   }
 
+  /// Bytes as they are (JSON written elsewhere, a number's text).
+  mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    cursor.update(from: source, count: bytes.count)
+    cursor += bytes.count
+  }
+
   /// Decimal digits of `value`.
   mutating func integer(_ value: Int) {
     cursor = Self.integer(value, at: cursor)
