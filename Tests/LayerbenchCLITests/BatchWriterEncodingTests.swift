@@ -29,6 +29,44 @@ struct BatchWriterEncodingTests {
     #expect(decoded == value)
   }
 
+  @Test("the pointer writer's quoted strings, eight bytes at a time, match appendQuoted's")
+  func pointerQuoted() {
+    var values = Self.strings
+    for special in ["\"", "\\", "\n", "\u{1}", "\u{7f}", "é", "👋"] {
+      for position in 0..<20 {
+        values.append(String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position))
+      }
+    }
+    for value in values {
+      var expected: [UInt8] = []
+      ManifestRecord.appendQuoted(value, to: &expected)
+      var out = BoxesJSONWriter(capacity: 2 + 6 * value.utf8.count)
+      out.quoted(value)
+      #expect(Array(out.finish()) == expected, "\(value)")
+    }
+  }
+
+  @Test("needsEscape tells a word with a byte to escape, whichever byte and wherever it is")
+  func wordCheck() {
+    func escapes(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f }
+    for byte in 0...255 {
+      for position in 0..<8 {
+        for filler: UInt8 in [0x61, 0xff, 0x80, 0x21, 0x7e] {
+          var bytes = [UInt8](repeating: filler, count: 8)
+          bytes[position] = UInt8(byte)
+          let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+          #expect(BoxesJSONWriter.needsEscape(word) == bytes.contains(where: escapes), "\(bytes)")
+        }
+      }
+    }
+    var random = SystemRandomNumberGenerator()
+    for _ in 0..<100_000 {
+      let word: UInt64 = random.next()
+      let bytes = withUnsafeBytes(of: word) { Array($0) }
+      #expect(BoxesJSONWriter.needsEscape(word) == bytes.contains(where: escapes))
+    }
+  }
+
   /// The manifest line as the writer before the pointer writer made it (keys sorted, nil fields out).
   static func referenceLine(_ record: ManifestRecord) -> Data {
     var out: [UInt8] = [UInt8(ascii: "{")]
