@@ -85,6 +85,13 @@ struct BoxesJSONWriter {
     cursor = Self.put(text, at: cursor)
   }
 
+  /// Bytes as they are (JSON written elsewhere, a number's text).
+  mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    cursor.update(from: source, count: bytes.count)
+    cursor += bytes.count
+  }
+
   /// Decimal digits of `value`.
   mutating func integer(_ value: Int) {
     cursor = Self.integer(value, at: cursor)
@@ -190,13 +197,27 @@ struct BoxesJSONWriter {
     let start = cursor + 1
     var at = start
     var plain = true
-    for source in utf8 {
+    // Eight bytes at a time while none needs escaping (a manifest record's label, checksums and
+    // names: ~250 bytes a record), copied as they are checked; the rest byte by byte.
+    var index = 0
+    if let base = utf8.baseAddress {
+      while index + 8 <= utf8.count {
+        let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+        guard !Self.needsEscape(word) else { break }
+        UnsafeMutableRawPointer(at).storeBytes(of: word, as: UInt64.self)
+        at += 8
+        index += 8
+      }
+    }
+    while index < utf8.count {
+      let source = utf8[index]
       if source < 0x20 || source == 0x7f || source == 0x22 || source == 0x5c {
         plain = false
         break
       }
       at.pointee = source
       at += 1
+      index += 1
     }
     if !plain {
       at = start
@@ -204,6 +225,18 @@ struct BoxesJSONWriter {
     }
     at.pointee = UInt8(ascii: "\"")
     cursor = at + 1
+  }
+
+  /// Whether any of a word's eight bytes is one a JSON string escapes: below 0x20, `"`, `\` or
+  /// 0x7f. Exact (no false alarm): the classic "has a zero byte" and "has a byte below n" tests,
+  /// whose borrows only ever run up from a byte that matched.
+  @inline(__always)
+  static func needsEscape(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    func hasZero(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+    let below = (word &- 0x20 &* ones) & ~word & highs != 0
+    return below || hasZero(word ^ (0x22 &* ones)) || hasZero(word ^ (0x5c &* ones)) || hasZero(word ^ (0x7f &* ones))
   }
 
   // The writers below take where to write and return where they stopped.

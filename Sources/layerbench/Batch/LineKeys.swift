@@ -94,7 +94,12 @@ struct LineKeys {
       skipSpace()
       let valueStart = index
       guard index < end, skipValue() else { return }
-      let isID = Self.text(bytes, key) == "id"
+      // A plain key is compared in place (no `String` per key); one with escapes is decoded.
+      let isID =
+        key.1
+        ? Self.text(bytes, key) == "id"
+        : key.0.count == 2 && bytes[key.0.lowerBound] == UInt8(ascii: "i")
+          && bytes[key.0.lowerBound + 1] == UInt8(ascii: "d")
       if isID {
         idCount += 1
         if idCount == 1 { id = Self.id(bytes, valueStart..<index) }

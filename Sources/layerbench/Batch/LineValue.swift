@@ -90,16 +90,22 @@ enum LineValue: Decodable, Equatable {
         }
       }
       /// A string from its opening quote, or nil when it has an escape, a control byte or bad UTF-8.
+      /// ASCII (nearly every key and value) is valid UTF-8 as it is: `String(decoding:)` then gives
+      /// what `String(validating:)` gives, without the validator's generic metadata lookup.
       func string() -> String? {
         index += 1
         let start = index
+        var bits: UInt8 = 0
         while index < end {
           let byte = bytes[index]
           if byte == UInt8(ascii: "\"") {
             index += 1
-            return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+            let contents = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
+            if bits < 0x80 { return String(decoding: contents, as: UTF8.self) }
+            return String(validating: contents, as: UTF8.self)
           }
           if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+          bits |= byte
           index += 1
         }
         return nil
@@ -130,7 +136,9 @@ enum LineValue: Decodable, Equatable {
       skipSpace()
       guard index < end, bytes[index] == UInt8(ascii: "{") else { return nil }
       index += 1
-      var object: [String: LineValue] = [:]
+      // Room for a usual line's keys from the start: an empty dictionary grew (and rehashed) at
+      // its second key.
+      var object = [String: LineValue](minimumCapacity: 4)
       skipSpace()
       if index < end, bytes[index] == UInt8(ascii: "}") {
         index += 1

@@ -20,23 +20,29 @@ enum TarArchive {
   /// (then `appendPadding`).
   static func appendHeader(name: String, size: Int, to out: inout [UInt8]) {
     precondition(size >= 0)
-    let nameBytes = Array(name.utf8)
-    let needsPaxName = nameBytes.count > 100 || nameBytes.contains { $0 >= 0x80 }
-    let needsPaxSize = size > largestUstarSize
-    if needsPaxName || needsPaxSize {
+    var name = name
+    name.withUTF8 { nameBytes in
+      let needsPaxName = nameBytes.count > 100 || nameBytes.contains { $0 >= 0x80 }
+      let needsPaxSize = size > largestUstarSize
+      guard needsPaxName || needsPaxSize else {
+        // The usual member (`<id>.png`, `<id>.txt`): one header, its name copied in place.
+        appendUstarHeader(name: nameBytes, size: size, type: UInt8(ascii: "0"), to: &out)
+        return
+      }
+      let nameArray = Array(nameBytes)
       var records: [UInt8] = []
-      if needsPaxName { records += paxRecord(key: "path", value: nameBytes) }
+      if needsPaxName { records += paxRecord(key: "path", value: nameArray) }
       if needsPaxSize { records += paxRecord(key: "size", value: Array(String(size).utf8)) }
       // The extended header's own name: informational, ASCII, within 100 bytes.
       appendUstarHeader(
-        name: Array("PaxHeaders/".utf8) + asciiPrefix(nameBytes, limit: 88), size: records.count, type: "x",
+        name: Array("PaxHeaders/".utf8) + asciiPrefix(nameArray, limit: 88), size: records.count, type: "x",
         to: &out)
       out += records
       appendPadding(after: records.count, to: &out)
+      appendUstarHeader(
+        name: needsPaxName ? asciiPrefix(nameArray, limit: 100) : nameArray, size: needsPaxSize ? 0 : size,
+        type: "0", to: &out)
     }
-    appendUstarHeader(
-      name: needsPaxName ? asciiPrefix(nameBytes, limit: 100) : nameBytes, size: needsPaxSize ? 0 : size, type: "0",
-      to: &out)
   }
 
   /// Zeros from `size` bytes of data up to the next block boundary.
@@ -55,10 +61,9 @@ enum TarArchive {
 
   /// The bytes of a member's header(s): where its data starts, from the member's start.
   static func headerLength(name: String, size: Int) -> Int {
-    let nameBytes = name.utf8
-    guard nameBytes.count > 100 || nameBytes.contains(where: { $0 >= 0x80 }) || size > largestUstarSize else {
-      return blockSize
-    }
+    var name = name
+    let isUstar = name.withUTF8 { $0.count <= 100 && !$0.contains { $0 >= 0x80 } } && size <= largestUstarSize
+    if isUstar { return blockSize }
     var header: [UInt8] = []
     appendHeader(name: name, size: size, to: &header)
     return header.count
@@ -95,27 +100,43 @@ enum TarArchive {
     return header
   }()
 
-  /// One 512-byte header, written in place (no intermediate strings: a tile has two or three).
+  /// The sum of the template's bytes: a header's checksum is this plus what is written over its
+  /// zeros (name, size, type), so that a header is not summed byte by byte.
+  private static let templateSum = template.reduce(0) { $0 + Int($1) }
+
   private static func appendUstarHeader(name: [UInt8], size: Int, type: Character, to out: inout [UInt8]) {
+    name.withUnsafeBufferPointer { appendUstarHeader(name: $0, size: size, type: type.asciiValue!, to: &out) }
+  }
+
+  /// One 512-byte header, written in place (no intermediate strings: a tile has two or three). The
+  /// name (at most 100 bytes are written), size and type go where the template has zeros.
+  private static func appendUstarHeader(
+    name: UnsafeBufferPointer<UInt8>, size: Int, type: UInt8, to out: inout [UInt8]
+  ) {
     let start = out.count
     out.append(contentsOf: template)
     out.withUnsafeMutableBufferPointer { all in
-      let header = UnsafeMutableBufferPointer(rebasing: all[start..<start + blockSize])
-      for (index, byte) in name.prefix(100).enumerated() { header[index] = byte }
-      func octal(_ value: Int, at offset: Int, digits: Int) {
+      let header = all.baseAddress! + start
+      var sum = templateSum + Int(type)
+      let nameCount = min(name.count, 100)
+      if nameCount > 0 { header.update(from: name.baseAddress!, count: nameCount) }
+      for index in 0..<nameCount { sum += Int(name[index]) }
+      func octal(_ value: Int, at offset: Int, digits: Int) -> Int {
         var rest = value
+        var digitSum = 0
         for position in stride(from: digits - 1, through: 0, by: -1) {
-          header[offset + position] = 0x30 + UInt8(rest & 7)
+          let digit = 0x30 + UInt8(rest & 7)
+          header[offset + position] = digit
+          digitSum += Int(digit)
           rest >>= 3
         }
         header[offset + digits] = 0
+        return digitSum
       }
-      octal(size, at: 124, digits: 11)
-      header[156] = type.asciiValue!
-      // The checksum: the header's bytes summed with its own field taken as eight spaces.
-      var sum = 0
-      for byte in header { sum += Int(byte) }
-      octal(sum, at: 148, digits: 6)
+      sum += octal(size, at: 124, digits: 11)
+      header[156] = type
+      // The checksum: the header's bytes summed with its own field taken as eight spaces (the template's).
+      _ = octal(sum, at: 148, digits: 6)
       header[155] = 0x20
     }
   }

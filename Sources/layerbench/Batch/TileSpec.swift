@@ -112,9 +112,12 @@ struct TileParser: Sendable {
     var styled = false
     var unknown: String?
     for key in object.keys {
+      // The content keys first (no style field is one of them): a line's usual keys are only
+      // these, compared in place instead of hashed for the set.
+      if key == "id" || key == "text" || key == "markup" { continue }
       if Self.styleFields.contains(key) {
         styled = true
-      } else if key != "id", key != "text", key != "markup", unknown.map({ key < $0 }) ?? true {
+      } else if unknown.map({ key < $0 }) ?? true {
         unknown = key
       }
     }
