@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+package import Synchronization  // package: the inlinable `withLock` below names `Synchronization.Mutex` in other modules
 
 /// Inside this module, `Mutex` means the Thread-Sanitizer-visible mutex below.
 typealias Mutex<Value: ~Copyable> = ThreadSanitizedMutex<Value>
@@ -20,9 +20,9 @@ typealias Mutex<Value: ~Copyable> = ThreadSanitizedMutex<Value>
 /// counts.withLock { $0["draws", default: 0] += 1 }
 /// ```
 package struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
-  private let base: Synchronization.Mutex<Value>
+  @usableFromInline let base: Synchronization.Mutex<Value>
   /// A stable address that names this lock to TSan.
-  private let token = ThreadSanitizerToken()
+  @usableFromInline let token = ThreadSanitizerToken()
 
   /// A mutex guarding `initialValue`.
   package init(_ initialValue: consuming sending Value) {
@@ -30,6 +30,12 @@ package struct ThreadSanitizedMutex<Value: ~Copyable>: ~Copyable {
   }
 
   /// Runs `body` with exclusive access to the value.
+  ///
+  /// Inlinable so that other modules (layerbench's batch engine takes five or six locks a tile) get it
+  /// specialised for their value type: called generically across the module boundary, each lock looked
+  /// up its metadata and moved the result through value witnesses, ~1,000 instructions a lock
+  /// (callgrind, 2026-11-27).
+  @inlinable
   package borrowing func withLock<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result {
@@ -55,11 +61,11 @@ final class ThreadSanitizerToken: Sendable {
     dlsym(nil, name).map { unsafeBitCast($0, to: Hook.self) }
   }
 
-  @inline(__always) func acquire() {
+  @usableFromInline @inline(__always) func acquire() {
     if let hook = Self.acquireHook { hook(Unmanaged.passUnretained(self).toOpaque()) }
   }
 
-  @inline(__always) func release() {
+  @usableFromInline @inline(__always) func release() {
     if let hook = Self.releaseHook { hook(Unmanaged.passUnretained(self).toOpaque()) }
   }
 }

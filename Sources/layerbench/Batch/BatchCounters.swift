@@ -1,8 +1,8 @@
 import AsyncLayer
 import Synchronization
 
-/// Counters the workers bump and the progress line reads. (Locks below are `BatchMutex`, TSan-visible:
-/// the standard `Mutex` locks with a futex TSan cannot see, and `make test-tsan` runs the CLI tests.)
+/// Counters the workers bump and the progress line reads. (Locks below are `ThreadSanitizedMutex`: the
+/// standard `Mutex` locks with a futex TSan cannot see, and `make test-tsan` runs the CLI tests.)
 final class BatchCounters: Sendable {
   let records = Atomic<Int>(0)
   let rendered = Atomic<Int>(0)
@@ -26,7 +26,7 @@ final class BatchCounters: Sendable {
   let tilesBeforeSteady = Atomic<Int>(0)
   /// Who prepared the lines drawn and wrote the tiles encoded: each thread counts its own and adds
   /// them here when it ends (`--hand-off-counts`).
-  let handOffs = BatchMutex(HandOffCounts())
+  let handOffs = ThreadSanitizedMutex(HandOffCounts())
 }
 
 /// Lines prepared and tiles written by the writer thread and by the workers (`--hand-off-counts`):

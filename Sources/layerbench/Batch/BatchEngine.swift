@@ -19,9 +19,9 @@ import Synchronization
 ///
 /// The run and the workers are here; preparing and drawing a line, the manifest's commit step,
 /// resume and the writer thread are in `BatchEngine+Tiles.swift`, `BatchEngine+Commit.swift`,
-/// `BatchEngine+Resume.swift` and `BatchEngine+WriterThread.swift`. Locks are `BatchMutex` (a
-/// `ThreadSanitizedMutex` specialised in this module): the standard `Mutex` locks with a futex TSan
-/// cannot see, and `make test-tsan` runs the CLI tests.
+/// `BatchEngine+Resume.swift` and `BatchEngine+WriterThread.swift`. Locks are `ThreadSanitizedMutex`
+/// (its `withLock` is inlinable, so it is specialised here): the standard `Mutex` locks with a futex
+/// TSan cannot see, and `make test-tsan` runs the CLI tests.
 final class BatchEngine: Sendable {
   let configuration: BatchConfiguration
   let counters = BatchCounters()
@@ -60,8 +60,8 @@ final class BatchEngine: Sendable {
     case member(ManifestRecord, TarShardWriter.Payload, reused: Bool)
   }
 
-  private let feed = BatchMutex(Feed())
-  let writeQueue = BatchMutex(WriteQueue())
+  private let feed = ThreadSanitizedMutex(Feed())
+  let writeQueue = ThreadSanitizedMutex(WriteQueue())
   let writerWake = DispatchSemaphore(value: 0)
   let windowSlots: DispatchSemaphore
   /// Queued tiles that wake a sleeping writer thread (`writerWakeBatch(window:)`), and at which a
@@ -74,8 +74,8 @@ final class BatchEngine: Sendable {
   let readyTarget: Int
   let readyLowWater: Int
   let readyWake = DispatchSemaphore(value: 0)
-  let commitState = BatchMutex(CommitState())
-  let manifestFD = BatchMutex<Int32>(-1)
+  let commitState = ThreadSanitizedMutex(CommitState())
+  let manifestFD = ThreadSanitizedMutex<Int32>(-1)
 
   init(configuration: BatchConfiguration) {
     self.configuration = configuration
