@@ -77,16 +77,20 @@ probe() { "$PROBE" 3 | grep -oE '[0-9.]+x' | tr -d x; }
 for ((r = 1; r <= ROUNDS; r++)); do
   p=$(probe)
   # Alternate the order of the pairs from round to round so that drift in the load hits both sides.
+  # Each ratio's two sides run next to each other (C and none, none and fast, fast and batch, the two
+  # mixed runs): this VM's speed drifts by tens of per cent within seconds, so a pair three runs apart
+  # measures the drift too (2026-11-27 05:59 UTC: fast ran at 5,356 and then 3,411 tiles/s in consecutive
+  # rounds, while batch, at the other end of the round, ran at 5,083 and 4,975).
   if ((r % 2)); then
-    n=$(throughput --workers 1 --png none); s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
-    c=$(c_loop)
+    c=$(c_loop); n=$(throughput --workers 1 --png none)
+    s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
+    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
     m1=$(throughput --workload mixed --workers 1); m2=$(throughput --workload mixed --workers 2)
-    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
   else
-    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
     m2=$(throughput --workload mixed --workers 2); m1=$(throughput --workload mixed --workers 1)
-    c=$(c_loop); s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
-    n=$(throughput --workers 1 --png none)
+    s=$(now); b=$(batch); bw=$(whole "$s" "$(now)")
+    s=$(now); f=$(throughput --workers 1 --png fast); fw=$(whole "$s" "$(now)")
+    n=$(throughput --workers 1 --png none); c=$(c_loop)
   fi
   read -r b ball <<< "$b"
   NONE+=("$n"); FAST+=("$f"); CL+=("$c"); M1+=("$m1"); M2+=("$m2"); BATCH+=("$b"); BATCHALL+=("$ball"); FASTW+=("$fw"); BATCHW+=("$bw"); PROBES+=("${p:-?}")
