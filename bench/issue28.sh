@@ -69,7 +69,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 # A process left busy (on 2026-11-27 a forgotten spin loop ran for 25 minutes beside these runs and looked like
 # the host sharing our two cores) is named here: ps's %CPU is over the process's life, so one that has been
 # busy since before this run shows.
-busy=$(ps -eo pcpu=,pid=,comm= --sort=-pcpu | awk '$1 > 20 { printf "%s (pid %s, %s%% CPU) ", $3, $2, $1 }')
+busy=$(ps -eo pcpu=,pid=,comm= --sort=-pcpu | awk '$1 > 20 && $3 != "ps" { printf "%s (pid %s, %s%% CPU) ", $3, $2, $1 }')
 [[ -z $busy ]] || echo "busy beside this run: $busy"
 printf '%-5s %10s %10s %10s %10s %10s %10s %10s %12s %12s %6s\n' round none fast C mixed-1 mixed-2 batch batch-all fast-whole batch-whole probe
 declare -a NONE FAST CL M1 M2 BATCH BATCHALL FASTW BATCHW PROBES
