@@ -10,8 +10,9 @@ import Synchronization
 /// by `linkat` once written: no temporary name to create, rename and remove (two of the directory
 /// operations a tile cost), and nothing left behind when the process is killed (the kernel frees an
 /// unnamed inode with its last descriptor). The link is `linkat(fd, "", AT_EMPTY_PATH)` where the kernel
-/// allows it for a file this process opened (Linux 6.10 and later), else through `/proc/self/fd`. A name that already exists (a tile rendered again) is
-/// replaced by linking the file under its temporary name and renaming that over it. Elsewhere, each
+/// allows it for a file this process opened (Linux 6.10 and later), else through `/proc/self/fd`. A name
+/// that already exists (a tile rendered again) is replaced by linking the file under its temporary name
+/// and renaming that over it. Elsewhere, each
 /// file is written to a temporary file, `.<file>.<tag>.<worker>.tmp`, then renamed into place.
 /// The tag names the shard (`s3of16`, or `all`), so that a run removing a killed run's leftovers
 /// never touches the files another shard, writing into the same directory, has in flight.
@@ -151,7 +152,8 @@ final class OutputDirectory: Sendable {
       unlinkat(descriptor, temporary, 0)
       let linkFailure = link(fd, as: temporary)
       guard linkFailure == 0 else {
-        throw BatchError(FileErrorDescription(path: "\(path)/\(temporary)", operation: "cannot create", errno: linkFailure))
+        throw BatchError(
+          FileErrorDescription(path: "\(path)/\(temporary)", operation: "cannot create", errno: linkFailure))
       }
       guard renameat(descriptor, temporary, descriptor, name) == 0 else {
         let failure = FileErrorDescription(path: "\(path)/\(name)", operation: "cannot write", errno: errno)
