@@ -65,8 +65,8 @@ extension BatchEngine {
         next = state.pending.removeValue(forKey: state.next)
       }
       var killAt: Int?
-      while var ready = next.take() {
-        defer { next = state.pending.isEmpty ? nil : state.pending.removeValue(forKey: state.next) }
+      while var ready = next {
+        next = nil
         state.next += 1
         if state.unwritten.isEmpty { state.unwrittenSince = DispatchTime.now().uptimeNanoseconds }
         if let tars = state.tars {
@@ -112,6 +112,7 @@ extension BatchEngine {
           killAt = records
           break
         }
+        if !state.pending.isEmpty { next = state.pending.removeValue(forKey: state.next) }
       }
       let isDue =
         state.unwritten.count >= Self.manifestFlushBytes
